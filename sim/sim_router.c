@@ -1,0 +1,206 @@
+/* sim_router.c - input-queued router with VCs, credits and a sped-up
+ * crossbar, modelled at packet granularity with virtual cut-through.
+ *
+ * A packet whose head reaches the front of an input VC is routed once and
+ * registers as a requester of its output.  An output grants one requester
+ * per crossbar slot (len/speedup cycles), round robin, when the input side
+ * of the crossbar is free and the downstream VC has room for the whole
+ * packet.  Credits are taken at grant time (as BookSim does at switch
+ * allocation); the output link then serialises packets at one flit per
+ * cycle, so the flits between grant and link form the output queue.
+ */
+#include "sim_net.h"
+
+static int sim_xbar_ticks(const struct sim_net *net, int len)
+{
+    double t = (double)len * SIM_TPC / net->cfg.speedup;
+    int it = (int)t;
+    return (double)it + 1e-9 < t ? it + 1 : it;
+}
+
+static void sim_req_add(struct sim_net *net, int ip, int pv)
+{
+    int slots = net->P * net->V;
+    net->req[(int64_t)ip * slots + net->req_n[ip]++] = pv;
+}
+
+static void sim_req_del(struct sim_net *net, int ip, int k)
+{
+    int slots = net->P * net->V, n = --net->req_n[ip];
+    int32_t *q = &net->req[(int64_t)ip * slots];
+    for (int i = k; i < n; i++)
+        q[i] = q[i + 1];
+    if (net->req_rr[ip] > k)
+        net->req_rr[ip]--;
+    if (net->req_rr[ip] >= n)
+        net->req_rr[ip] = 0;
+}
+
+/* The packet at the front of input VC (r, pv) is routed and requests. */
+static void sim_head_setup(struct sim_net *net, sim_tick_t t, int r, int pv)
+{
+    int ivx = r * net->P * net->V + pv, port = pv / net->V, out, ovc;
+    struct sim_pkt *pk = &net->pkt[net->in_head[ivx]];
+    sim_route(net, r, port, pk, &out, &ovc);
+    net->in_out[ivx] = out;
+    net->in_ovc[ivx] = ovc;
+    sim_req_add(net, r * net->P + out, pv);
+    sim_router_try_output(net, t, r, out);
+}
+
+void sim_router_arrive(struct sim_net *net, sim_tick_t t, int r, int pv, int pkt)
+{
+    int ivx = r * net->P * net->V + pv;
+    struct sim_pkt *pk = &net->pkt[pkt];
+    int port = pv / net->V, vc = pv % net->V, ip = r * net->P + port;
+    /* Leaving the upstream link: flits move from "in flight" to "queued". */
+    if (port < net->cfg.p)
+        net->node[net->nbr_p[ip]].inj_fwd -= pk->len;
+    else
+        net->out_fwd[(net->nbr_r[ip] * net->P + net->nbr_p[ip]) * net->V + vc] -= pk->len;
+    net->in_flits[ivx] += pk->len;
+    pk->next = -1;
+    if (net->in_head[ivx] < 0) {
+        net->in_head[ivx] = net->in_tail[ivx] = pkt;
+        sim_head_setup(net, t, r, pv);
+    } else {
+        net->pkt[net->in_tail[ivx]].next = pkt;
+        net->in_tail[ivx] = pkt;
+    }
+}
+
+void sim_router_credit(struct sim_net *net, sim_tick_t t, int r, int pv, int flits)
+{
+    int ov = r * net->P * net->V + pv, o = pv / net->V;
+    net->out_ret[ov] -= flits;
+    net->out_cred[ov] += flits;
+    net->out_occ[r * net->P + o] -= flits;
+    sim_router_try_output(net, t, r, o);
+}
+
+/* FECN: mark with probability rising linearly from 0 at 50% to 1 at 100%
+ * occupancy of the downstream (remote) queue, times the multiplier. */
+static void sim_fecn_mark(struct sim_net *net, int ov, struct sim_pkt *pk)
+{
+    double cap = net->out_cap[ov];
+    double f = (cap - net->out_cred[ov]) / cap;
+    if (f <= 0.5)
+        return;
+    double prob = (f - 0.5) * 2.0 * net->cfg.fecn_mult;
+    if (prob >= 1.0 || sim_rand01(net) < prob)
+        pk->flags |= PF_FECN;
+}
+
+/* Return credits for an input VC's packet to whoever feeds that input. */
+static void sim_return_credit(struct sim_net *net, sim_tick_t t, int r, int port, int vc, int len)
+{
+    int ip = r * net->P + port;
+    if (port < net->cfg.p) {
+        int n = net->nbr_p[ip];
+        net->node[n].inj_ret += len;
+        sim_ev_push(net, t + net->lat[ip], EV_NCREDIT, n, 0, len, -1);
+    } else {
+        int ur = net->nbr_r[ip], up = net->nbr_p[ip];
+        net->out_ret[(ur * net->P + up) * net->V + vc] += len;
+        sim_ev_push(net, t + net->lat[ip], EV_RCREDIT, ur, up * net->V + vc, len, -1);
+    }
+}
+
+/* Send the packet onto the output link and schedule its arrival. */
+static void sim_link_send(struct sim_net *net, sim_tick_t t, int r, int o, int ovc, int pkt)
+{
+    int ip = r * net->P + o;
+    struct sim_pkt *pk = &net->pkt[pkt];
+    sim_tick_t start = sim_tmax(net->out_lfree[ip], t + SIM_TPC);
+    net->out_lfree[ip] = start + (sim_tick_t)pk->len * SIM_TPC;
+    net->out_fwd[ip * net->V + ovc] += pk->len;
+    pk->hops++;
+    if (o < net->cfg.p) {
+        sim_ev_push(net, start + net->lat[ip], EV_NARRIVE, net->nbr_p[ip], 0, 0, pkt);
+        return;
+    }
+    pk->rhops++;
+    if (o >= net->cfg.p + net->cfg.a - 1)
+        pk->ghops++;
+    sim_tick_t at = start + net->lat[ip] + (sim_tick_t)net->cfg.router_delay * SIM_TPC;
+    sim_ev_push(net, at, EV_RARRIVE, net->nbr_r[ip], net->nbr_p[ip] * net->V + ovc, 0, pkt);
+}
+
+static void sim_grant(struct sim_net *net, sim_tick_t t, int r, int pv, int o)
+{
+    int ivx = r * net->P * net->V + pv, port = pv / net->V, vc = pv % net->V;
+    int pkt = net->in_head[ivx], ovc = net->in_ovc[ivx];
+    int ov = (r * net->P + o) * net->V + ovc;
+    struct sim_pkt *pk = &net->pkt[pkt];
+    int xt = sim_xbar_ticks(net, pk->len);
+
+    net->in_head[ivx] = pk->next;
+    if (pk->next < 0)
+        net->in_tail[ivx] = -1;
+    net->in_flits[ivx] -= pk->len;
+    net->in_out[ivx] = -1;
+    net->in_xfree[r * net->P + port] = t + xt;
+    net->out_xfree[r * net->P + o] = t + xt;
+    if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL))
+        sim_fecn_mark(net, ov, pk);
+    net->out_cred[ov] -= pk->len;
+    net->out_occ[r * net->P + o] += pk->len;
+    sim_link_send(net, t, r, o, ovc, pkt);
+    /* The input buffer slot is free once the tail has crossed. */
+    sim_return_credit(net, t + xt, r, port, vc, pk->len);
+    sim_ev_push(net, t + xt, EV_IWAKE, r, port, 0, -1);
+    if (net->in_head[ivx] >= 0)
+        sim_head_setup(net, t, r, pv);
+}
+
+static void sim_schedule_owake(struct sim_net *net, sim_tick_t at, int r, int o)
+{
+    int ip = r * net->P + o;
+    if (net->out_wake[ip] == at)
+        return;
+    net->out_wake[ip] = at;
+    sim_ev_push(net, at, EV_OWAKE, r, o, 0, -1);
+}
+
+/* Grant at most one requester of output o (one crossbar slot). */
+void sim_router_try_output(struct sim_net *net, sim_tick_t t, int r, int o)
+{
+    int ip = r * net->P + o, n = net->req_n[ip];
+    if (n == 0)
+        return;
+    if (net->out_xfree[ip] > t) {
+        sim_schedule_owake(net, net->out_xfree[ip], r, o);
+        return;
+    }
+    const int32_t *q = &net->req[(int64_t)ip * net->P * net->V];
+    int base = r * net->P * net->V;
+    for (int i = 0; i < n; i++) {
+        int k = (net->req_rr[ip] + i) % n, pv = q[k];
+        int ivx = base + pv;
+        if (net->in_xfree[r * net->P + pv / net->V] > t)
+            continue; /* input busy: its EV_IWAKE retries us */
+        int len = net->pkt[net->in_head[ivx]].len;
+        if (net->out_cred[ip * net->V + net->in_ovc[ivx]] < len)
+            continue; /* no room downstream: EV_RCREDIT retries us */
+        sim_req_del(net, ip, k);
+        net->req_rr[ip] = net->req_n[ip] ? (k % net->req_n[ip]) : 0;
+        sim_grant(net, t, r, pv, o);
+        if (net->req_n[ip] > 0)
+            sim_schedule_owake(net, net->out_xfree[ip], r, o);
+        return;
+    }
+}
+
+/* An input's crossbar slot is free: retry the outputs its VCs want. */
+void sim_router_iwake(struct sim_net *net, sim_tick_t t, int r, int port)
+{
+    int base = (r * net->P + port) * net->V;
+    int first = (int)((t / SIM_TPC) % net->V); /* rotate so no VC starves */
+    for (int i = 0; i < net->V; i++) {
+        int vc = (first + i) % net->V;
+        if (net->in_xfree[r * net->P + port] > t)
+            return;
+        if (net->in_head[base + vc] >= 0 && net->in_out[base + vc] >= 0)
+            sim_router_try_output(net, t, r, net->in_out[base + vc]);
+    }
+}
