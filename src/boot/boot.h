@@ -1,0 +1,58 @@
+/* Job bootstrap: who am I, how many are we, a job-wide key-value space and
+ * barrier, and the job key.  Backed by the PMI-1 simple wire protocol
+ * (PMI_FD, or PMI_PORT + PMI_ID), so it works under sluicerun, MPICH's Hydra
+ * and Slurm's pmi1 plugin; with no PMI environment it is a singleton
+ * (rank 0 of 1, key-value space kept locally).
+ *
+ * Single-threaded: boot_* calls happen during library init and finalize only.
+ * May block (socket I/O to the launcher). */
+#ifndef SL_BOOT_H
+#define SL_BOOT_H
+
+#include "util/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define BOOT_JOBKEY_LEN 32 /* hex digits (128 random bits) */
+
+typedef struct boot_info {
+    int rank;
+    int size;
+    int appnum;
+    bool singleton;                        /* no launcher: rank 0 of 1 */
+    char jobkey[BOOT_JOBKEY_LEN + 1];      /* NUL-terminated lowercase hex */
+    char kvsname[256];
+} boot_info_t;
+
+typedef struct boot boot_t;
+
+/* Connect to the launcher (or become a singleton) and establish the job key:
+ * SLUICE_JOBKEY from sluicerun when present and well formed, otherwise rank
+ * 0 draws one from getrandom and publishes it through the key-value space
+ * (this costs one barrier).  On success *out is a new handle. */
+sl_status_t boot_init(boot_t **out);
+
+/* The job's facts; valid until boot_fini. */
+const boot_info_t *boot_get_info(const boot_t *boot);
+
+/* Publish key=value for the whole job.  Visible to every rank's boot_get
+ * after the next boot_fence.  Keys and values must be non-empty and contain
+ * no spaces, '=' or newlines (PMI-1 has no quoting): SL_ERR_INVALID. */
+sl_status_t boot_put(boot_t *boot, const char *key, const char *value);
+
+/* Commit puts and wait until every rank of the job has entered the fence. */
+sl_status_t boot_fence(boot_t *boot);
+
+/* Read a key published by any rank before the last fence.  SL_ERR_NOTFOUND
+ * when no rank published it, SL_ERR_TRUNCATE when len is too small. */
+sl_status_t boot_get(boot_t *boot, const char *key, char *value, size_t len);
+
+/* Ask the launcher to end the whole job with exit status code, printing msg.
+ * Does not return (exits locally if the launcher cannot be told). */
+void boot_abort(boot_t *boot, int code, const char *msg) __attribute__((noreturn));
+
+/* Tell the launcher this rank finished cleanly and release the handle. */
+sl_status_t boot_fini(boot_t *boot);
+
+#endif
