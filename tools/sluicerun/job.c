@@ -60,20 +60,17 @@ void job_teardown(sr_job_t *job)
     job->kill_at_ns = sl_now_ns() + (uint64_t)(job->opts->grace * 1e9);
 }
 
+/* Only ranks that exited count: a rank that closed its connection or
+ * finalized is judged by how it exits, so the first failure keeps its status. */
 void job_check_barrier(sr_job_t *job)
 {
     if (job->barrier_count == 0 || job->status_set) return;
     for (int i = 0; i < job->n; i++) {
         sr_rank_t *r = &job->ranks[i];
-        if (r->in_barrier) continue;
-        const char *why = r->reaped      ? "exited"
-                          : r->finalized ? "called PMI finalize"
-                          : r->pmi_fd < 0 ? "closed its PMI connection"
-                                          : NULL;
-        if (why)
-            job_fail(job, 1, "rank %d (pid %ld) %s while %d rank(s) wait in a PMI barrier", i,
-                     (long)r->pid, why, job->barrier_count);
-        if (job->status_set) return;
+        if (r->in_barrier || !r->reaped) continue;
+        job_fail(job, 1, "rank %d (pid %ld) exited%s while %d rank(s) wait in a PMI barrier", i,
+                 (long)r->pid, r->finalized ? " after PMI finalize" : "", job->barrier_count);
+        return;
     }
 }
 

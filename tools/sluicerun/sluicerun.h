@@ -87,7 +87,7 @@ void job_fail(sr_job_t *job, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* SIGTERM to every live rank and the job's process group; SIGKILL after the grace. */
 void job_teardown(sr_job_t *job);
-/* Tear down when a barrier can never complete (a rank that cannot enter it is gone). */
+/* Tear down when a barrier can never complete (a rank that is not in it exited). */
 void job_check_barrier(sr_job_t *job);
 
 /* pmi_server.c */
