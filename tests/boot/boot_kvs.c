@@ -21,7 +21,8 @@ static bool is_lower_hex(const char *s, size_t len)
 
 int main(int argc, char **argv)
 {
-    const char *expect_mode = argc > 1 ? argv[1] : "any"; /* singleton | launched | any */
+    /* singleton | launched | launched-port (sluicerun --pmi-port) | any */
+    const char *expect_mode = argc > 1 ? argv[1] : "any";
     boot_t *boot = NULL;
     CHECK_OK(boot_init(&boot));
     const boot_info_t *info = boot_get_info(boot);
@@ -34,10 +35,12 @@ int main(int argc, char **argv)
         CHECK(info->singleton);
         CHECK_EQ(rank, 0);
         CHECK_EQ(size, 1);
-    } else if (strcmp(expect_mode, "launched") == 0) {
+    } else if (strncmp(expect_mode, "launched", 8) == 0) {
         CHECK(!info->singleton);
         CHECK_EQ(size, atoi(getenv("PMI_SIZE")));
         CHECK_EQ(rank, atoi(getenv("PMI_RANK")));
+        if (strcmp(expect_mode, "launched-port") == 0)
+            CHECK(getenv("PMI_PORT") && getenv("PMI_ID") && !getenv("PMI_FD"));
     }
     const char *envkey = getenv("SLUICE_JOBKEY");
     if (envkey && is_lower_hex(envkey, BOOT_JOBKEY_LEN)) CHECK(strcmp(envkey, info->jobkey) == 0);

@@ -3,10 +3,15 @@
  * write, a request split over two writes, unknown and malformed commands and
  * an over-long line (each answered with rc != 0, and the connection still
  * works afterwards), put/get/barrier across ranks, finalize.
- * Runs under sluicerun with 2 or more ranks. */
+ * Runs under sluicerun with 2 or more ranks.  Under sluicerun --pmi-port it
+ * connects to PMI_PORT instead and checks the initack handshake, including
+ * that bad or duplicate identifications are refused. */
 #include "test.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,12 +90,65 @@ static void expect_error(const char *what)
     CHECK_MSG(*field(got, "msg"), "%s: reply '%s' has no msg", what, got);
 }
 
+static int port_connect(void)
+{
+    const char *port = strrchr(getenv("PMI_PORT"), ':');
+    CHECK(port != NULL);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port + 1)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(s >= 0 && connect(s, (struct sockaddr *)&sa, sizeof sa) == 0);
+    return s;
+}
+
+/* A connection that identifies itself with first_line is refused and closed. */
+static void port_refused(const char *first_line)
+{
+    int saved = fd;
+    size_t saved_len = rlen;
+    fd = port_connect();
+    rlen = 0;
+    send_str(first_line);
+    expect_error(first_line);
+    char c;
+    CHECK_EQ(read(fd, &c, 1), 0); /* closed by the launcher */
+    close(fd);
+    fd = saved;
+    rlen = saved_len;
+}
+
+/* --pmi-port: identify, check the handshake and the refusals. */
+static void port_handshake(int rank, int size)
+{
+    char line[128], want[128];
+    snprintf(line, sizeof line, "cmd=initack pmiid=%d\n", size);
+    port_refused(line);
+    port_refused("cmd=init pmi_version=1 pmi_subversion=1\n");
+    CHECK_EQ(atoi(getenv("PMI_ID")), rank);
+    fd = port_connect();
+    snprintf(line, sizeof line, "cmd=initack pmiid=%d\n", rank);
+    send_str(line);
+    expect("cmd=initack");
+    snprintf(want, sizeof want, "cmd=set size=%d", size);
+    expect(want);
+    snprintf(want, sizeof want, "cmd=set rank=%d", rank);
+    expect(want);
+    expect("cmd=set debug=0");
+    port_refused(line); /* the id is taken now */
+}
+
 int main(void)
 {
-    CHECK(getenv("PMI_FD") && getenv("PMI_RANK") && getenv("PMI_SIZE"));
-    fd = atoi(getenv("PMI_FD"));
+    CHECK(getenv("PMI_RANK") && getenv("PMI_SIZE"));
     int rank = atoi(getenv("PMI_RANK")), size = atoi(getenv("PMI_SIZE"));
     CHECK(size >= 2);
+    if (getenv("PMI_PORT")) {
+        CHECK(getenv("PMI_FD") == NULL);
+        port_handshake(rank, size);
+    } else {
+        CHECK(getenv("PMI_FD") != NULL);
+        fd = atoi(getenv("PMI_FD"));
+    }
     char req[2048], want[2048];
 
     send_str("cmd=init pmi_version=1 pmi_subversion=1\n");

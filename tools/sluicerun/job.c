@@ -178,7 +178,8 @@ static int job_poll_timeout_ms(const sr_job_t *job)
 /* Which object a pollfd belongs to. */
 typedef struct job_pollref {
     sr_rank_t *rank;
-    int what; /* 0 PMI, 1 stdout, 2 stderr, -1 self-pipe */
+    sr_pending_t *pending;
+    int what; /* 0 PMI, 1 stdout, 2 stderr, -1 self-pipe, 3 listening socket, 4 pending */
 } job_pollref_t;
 
 static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
@@ -186,19 +187,28 @@ static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
     while (job->live > 0) {
         nfds_t n = 0;
         pfd[n] = (struct pollfd){.fd = job->sigpipe_rd, .events = POLLIN};
-        ref[n++] = (job_pollref_t){NULL, -1};
+        ref[n++] = (job_pollref_t){NULL, NULL, -1};
+        if (job->listen_fd >= 0) {
+            pfd[n] = (struct pollfd){.fd = job->listen_fd, .events = POLLIN};
+            ref[n++] = (job_pollref_t){NULL, NULL, 3};
+            for (int i = 0; i < job->npending; i++) {
+                if (job->pending[i].fd < 0) continue;
+                pfd[n] = (struct pollfd){.fd = job->pending[i].fd, .events = POLLIN};
+                ref[n++] = (job_pollref_t){NULL, &job->pending[i], 4};
+            }
+        }
         for (int i = 0; i < job->n; i++) {
             sr_rank_t *r = &job->ranks[i];
             if (r->pmi_fd >= 0) {
                 /* while replies are pending, read no more requests (back-pressure) */
                 short ev = r->olen ? POLLOUT : POLLIN;
                 pfd[n] = (struct pollfd){.fd = r->pmi_fd, .events = ev};
-                ref[n++] = (job_pollref_t){r, 0};
+                ref[n++] = (job_pollref_t){r, NULL, 0};
             }
             for (int k = 0; k < 2; k++) {
                 if (r->out[k].fd < 0) continue;
                 pfd[n] = (struct pollfd){.fd = r->out[k].fd, .events = POLLIN};
-                ref[n++] = (job_pollref_t){r, k + 1};
+                ref[n++] = (job_pollref_t){r, NULL, k + 1};
             }
         }
         int rc = poll(pfd, n, job_poll_timeout_ms(job));
@@ -214,6 +224,10 @@ static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
             if (ref[i].what == 0) {
                 if (r->olen && (pfd[i].revents & POLLOUT)) pmi_server_on_writable(job, r);
                 else pmi_server_on_readable(job, r);
+            } else if (ref[i].what == 3) {
+                pmi_port_on_accept(job);
+            } else if (ref[i].what == 4) {
+                if (ref[i].pending->fd >= 0) pmi_port_on_readable(job, ref[i].pending);
             } else {
                 out_on_readable(&r->out[ref[i].what - 1], r->rank);
             }
@@ -256,7 +270,7 @@ static void job_child(const sr_job_t *job, int rank, int pmi_fd, const int *outp
         dup2(outp[1], 1);
         dup2(errp[1], 2);
     }
-    fcntl(pmi_fd, F_SETFD, 0); /* the one descriptor the rank inherits */
+    if (pmi_fd >= 0) fcntl(pmi_fd, F_SETFD, 0); /* the one descriptor the rank inherits */
     execve(job->opts->path, job->opts->argv, envp);
     int err = errno;
     ssize_t ignored = write(errpipe, &err, sizeof err);
@@ -276,7 +290,8 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
 {
     sr_rank_t *r = &job->ranks[rank];
     int sv[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+    bool port = job->opts->pmi_port;
+    if ((!port && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) ||
         pipe2(ep, O_CLOEXEC) != 0 ||
         (job->opts->prefix && (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0))) {
         fprintf(stderr, "sluicerun: cannot start rank %d: %s\n", rank, strerror(errno));
@@ -284,13 +299,18 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
         return 1;
     }
     char fdv[32], rankv[32], sizev[32], keyv[64];
-    snprintf(fdv, sizeof fdv, "PMI_FD=%d", sv[1]);
+    if (port)
+        snprintf(fdv, sizeof fdv, "PMI_ID=%d", rank);
+    else
+        snprintf(fdv, sizeof fdv, "PMI_FD=%d", sv[1]);
     snprintf(rankv, sizeof rankv, "PMI_RANK=%d", rank);
     snprintf(sizev, sizeof sizev, "PMI_SIZE=%d", job->n);
     snprintf(keyv, sizeof keyv, "SLUICE_JOBKEY=%s", job->jobkey);
-    char *extra[] = {fdv, rankv, sizev, "PMI_VERSION=1", "PMI_SUBVERSION=1", keyv, NULL};
-    for (int i = 0; extra[i]; i++) envp[nenv + i] = extra[i];
-    envp[nenv + 6] = NULL;
+    char *extra[] = {fdv,  rankv, sizev, "PMI_VERSION=1", "PMI_SUBVERSION=1",
+                     keyv, port ? job->port_env : NULL, NULL};
+    int k = 0;
+    for (; extra[k]; k++) envp[nenv + k] = extra[k];
+    envp[nenv + k] = NULL;
 
     sigset_t all, old;
     sigfillset(&all);
@@ -310,7 +330,7 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
     if (rank == 0) job->pgid = pid;
     r->pid = pid;
     job->live++;
-    close(sv[1]);
+    if (sv[1] >= 0) close(sv[1]);
     close(ep[1]);
     if (job->opts->prefix) {
         close(outp[1]);
@@ -320,8 +340,8 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
         out_init(&r->out[0], outp[0], 1);
         out_init(&r->out[1], errp[0], 2);
     }
-    r->pmi_fd = sv[0];
-    fcntl(r->pmi_fd, F_SETFL, O_NONBLOCK);
+    r->pmi_fd = sv[0]; /* --pmi-port: -1 until the rank connects */
+    if (r->pmi_fd >= 0) fcntl(r->pmi_fd, F_SETFL, O_NONBLOCK);
     int err;
     ssize_t got;
     do {
@@ -374,7 +394,7 @@ static void job_remove_shm(const sr_job_t *job)
 
 static void job_free(sr_job_t *job)
 {
-    for (int i = 0; i < job->n; i++) {
+    for (int i = 0; job->ranks && i < job->n; i++) {
         sr_rank_t *r = &job->ranks[i];
         if (r->pmi_fd >= 0) close(r->pmi_fd);
         free(r->obuf);
@@ -385,6 +405,7 @@ static void job_free(sr_job_t *job)
     }
     free(job->ranks);
     kvs_free(job->kvs);
+    pmi_port_close(job);
 }
 
 static int job_make_key(sr_job_t *job)
@@ -400,26 +421,31 @@ static int job_make_key(sr_job_t *job)
 
 int job_run(const sr_opts_t *opts, int sigpipe_rd)
 {
-    sr_job_t job = {.opts = opts, .n = opts->nranks, .sigpipe_rd = sigpipe_rd};
+    sr_job_t job = {.opts = opts, .n = opts->nranks, .sigpipe_rd = sigpipe_rd, .listen_fd = -1};
     job.ranks = calloc((size_t)job.n, sizeof *job.ranks);
+    for (int i = 0; job.ranks && i < job.n; i++) {
+        job.ranks[i].rank = i;
+        job.ranks[i].pmi_fd = -1;
+        job.ranks[i].out[0].fd = job.ranks[i].out[1].fd = -1;
+    }
     job.kvs = kvs_new();
-    struct pollfd *pfd = calloc(1 + 3 * (size_t)job.n, sizeof *pfd);
-    job_pollref_t *ref = calloc(1 + 3 * (size_t)job.n, sizeof *ref);
+    size_t npoll = 2 + 16 + 4 * (size_t)job.n; /* self-pipe, listener, pending, ranks */
+    struct pollfd *pfd = calloc(npoll, sizeof *pfd);
+    job_pollref_t *ref = calloc(npoll, sizeof *ref);
     if (!job.ranks || !job.kvs || !pfd || !ref) {
         fprintf(stderr, "sluicerun: out of memory for %d ranks\n", job.n);
         free(pfd), free(ref), job_free(&job);
         return 1;
-    }
-    for (int i = 0; i < job.n; i++) {
-        job.ranks[i].rank = i;
-        job.ranks[i].pmi_fd = -1;
-        job.ranks[i].out[0].fd = job.ranks[i].out[1].fd = -1;
     }
     if (job_make_key(&job) != 0) {
         free(pfd), free(ref), job_free(&job);
         return 1;
     }
     snprintf(job.kvsname, sizeof job.kvsname, "kvs_%ld_0", (long)getpid());
+    if (opts->pmi_port && pmi_port_listen(&job) != 0) {
+        free(pfd), free(ref), job_free(&job);
+        return 1;
+    }
     if (opts->timeout > 0) job.deadline_ns = sl_now_ns() + (uint64_t)(opts->timeout * 1e9);
 
     int rc = job_spawn_all(&job);
@@ -436,6 +462,7 @@ int job_run(const sr_opts_t *opts, int sigpipe_rd)
         kill(-job.pgid, SIGKILL);     /* leftovers the ranks started */
         waitpid(job.pgid, NULL, 0); /* rank 0, kept a zombie until now */
     }
+    pmi_port_close(&job);
     job_remove_shm(&job);
     int status = job.status_set ? job.status : job.forwarded_sig ? 128 + job.forwarded_sig : 0;
     free(pfd), free(ref), job_free(&job);

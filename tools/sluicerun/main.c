@@ -30,11 +30,15 @@ static const char sr_usage[] =
     "                       exit with status 124 (default: no limit)\n"
     "  --grace SEC          at teardown, seconds between SIGTERM and SIGKILL\n"
     "                       (default 3; 0 sends SIGKILL at once)\n"
+    "  --pmi-port           serve PMI over TCP on 127.0.0.1 (PMI_PORT + PMI_ID)\n"
+    "                       instead of PMI_FD, for clients that only know that\n"
+    "                       form (any local process can connect: off by default)\n"
     "  -h, --help           print this help and exit\n"
     "  --version            print the version and exit\n"
     "SEC may have a fraction (0.5).  Options also take the form --opt=VALUE.\n"
     "\n"
-    "Each rank gets PMI_FD (a connected socket), PMI_RANK, PMI_SIZE, PMI_VERSION=1,\n"
+    "Each rank gets PMI_FD (a connected socket; with --pmi-port PMI_PORT and PMI_ID\n"
+    "instead), PMI_RANK, PMI_SIZE, PMI_VERSION=1,\n"
     "PMI_SUBVERSION=1 and SLUICE_JOBKEY (a fresh random 128-bit key, 32 hex digits).\n"
     "\n"
     "Exit status: 0 when every rank exits 0; otherwise that of the first rank to\n"
@@ -118,6 +122,9 @@ static int sr_parse(int argc, char **argv, sr_opts_t *o)
         } else if (!strcmp(name, "-l") || !strcmp(name, "--prefix")) {
             if (eq) return sr_usage_error("option '%s' takes no value", name);
             o->prefix = true;
+        } else if (!strcmp(name, "--pmi-port")) {
+            if (eq) return sr_usage_error("option '%s' takes no value", name);
+            o->pmi_port = true;
         } else if (!strcmp(name, "--timeout")) {
             if (!(v = sr_optval(argc, argv, &i, eq)) || !sr_parse_seconds(v, &o->timeout))
                 return sr_usage_error("--timeout needs a number of seconds >= 0, got '%s'",

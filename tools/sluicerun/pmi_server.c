@@ -295,6 +295,19 @@ static bool srv_read(sr_job_t *job, sr_rank_t *r)
     return r->pmi_fd >= 0;
 }
 
+void pmi_server_adopt(sr_job_t *job, sr_rank_t *r, int fd, const char *rest, size_t restlen)
+{
+    r->pmi_fd = fd;
+    srv_reply(job, r, "cmd=initack");
+    srv_reply(job, r, "cmd=set size=%d", job->n);
+    srv_reply(job, r, "cmd=set rank=%d", r->rank);
+    srv_reply(job, r, "cmd=set debug=0");
+    if (r->pmi_fd < 0 || restlen == 0) return;
+    memcpy(r->in, rest, restlen); /* restlen < sizeof r->in: pending buffers are smaller */
+    r->inlen = restlen;
+    srv_process(job, r);
+}
+
 void pmi_server_on_readable(sr_job_t *job, sr_rank_t *r)
 {
     if (r->pmi_fd >= 0) srv_read(job, r);

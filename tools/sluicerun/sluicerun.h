@@ -5,7 +5,8 @@
  *   job.c         spawning, the event loop, reaping, teardown, exit status, clean-up
  *   pmi_server.c  the PMI-1 simple wire protocol (one connection per rank)
  *   kvs.c         the job's key-value space
- *   output.c      --prefix forwarding of stdout/stderr, whole lines only */
+ *   output.c      --prefix forwarding of stdout/stderr, whole lines only
+ *   pmi_port.c    --pmi-port: PMI over TCP on 127.0.0.1 (PMI_PORT + PMI_ID) */
 #ifndef SLUICERUN_H
 #define SLUICERUN_H
 
@@ -29,6 +30,7 @@ typedef struct sr_opts {
     bool prefix;        /* --prefix / -l */
     double timeout;     /* seconds; 0 = none */
     double grace;       /* seconds between SIGTERM and SIGKILL at teardown */
+    bool pmi_port;      /* --pmi-port: PMI_PORT + PMI_ID instead of PMI_FD */
     const char *path;   /* resolved program */
     char **argv;        /* program and its arguments (argv[0] as given) */
 } sr_opts_t;
@@ -54,10 +56,18 @@ typedef struct sr_rank {
     char *obuf;                 /* replies not yet written (socket full) */
     size_t olen, ocap;
     bool pmi_inited, finalized, in_barrier;
+    bool pmi_claimed;           /* --pmi-port: a connection said it is this rank */
     sr_out_t out[2];            /* stdout, stderr (--prefix) */
 } sr_rank_t;
 
 typedef struct sr_kvs sr_kvs_t;
+
+/* --pmi-port: an accepted connection that has not said which rank it is. */
+typedef struct sr_pending {
+    int fd;      /* -1: free slot */
+    char buf[256];
+    size_t len;
+} sr_pending_t;
 
 typedef struct sr_job {
     const sr_opts_t *opts;
@@ -77,6 +87,10 @@ typedef struct sr_job {
     uint64_t deadline_ns;       /* --timeout; 0 = none */
     int forwarded_sig;          /* SIGINT/SIGTERM/SIGHUP received and forwarded */
     int sigpipe_rd;             /* self-pipe: signal numbers as bytes */
+    int listen_fd;              /* --pmi-port: listening socket; else -1 */
+    char port_env[64];          /* "PMI_PORT=127.0.0.1:<port>" */
+    sr_pending_t *pending;      /* --pmi-port: n + 16 slots for connections not yet identified */
+    int npending;
 } sr_job_t;
 
 /* job.c */
@@ -98,6 +112,17 @@ void pmi_server_on_writable(sr_job_t *job, sr_rank_t *r);
 /* Rank exited: process whatever it sent before dying, then close. */
 void pmi_server_drain_and_close(sr_job_t *job, sr_rank_t *r);
 void pmi_server_close(sr_job_t *job, sr_rank_t *r);
+/* --pmi-port: connection fd said "cmd=initack pmiid=<r's rank>"; answer the
+ * handshake and serve it like a PMI_FD connection (rest: bytes after that line). */
+void pmi_server_adopt(sr_job_t *job, sr_rank_t *r, int fd, const char *rest, size_t restlen);
+
+/* pmi_port.c */
+/* Listen on 127.0.0.1, an ephemeral port; fills job->port_env.  0 or -1. */
+int pmi_port_listen(sr_job_t *job);
+void pmi_port_on_accept(sr_job_t *job);
+void pmi_port_on_readable(sr_job_t *job, sr_pending_t *p);
+/* Close the listening socket and every unidentified connection. */
+void pmi_port_close(sr_job_t *job);
 
 /* kvs.c */
 sr_kvs_t *kvs_new(void);
