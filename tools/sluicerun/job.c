@@ -124,7 +124,7 @@ static void job_on_signals(sr_job_t *job)
             }
             if (job->live == 0) continue;
             if (job->forwarded_sig) { /* second request: no more grace */
-                fprintf(stderr, "sluicerun: received %s again; killing the job\n",
+                fprintf(stderr, "sluicerun: received SIG%s again; killing the job\n",
                         sigabbrev_np(sig));
                 job_signal_all(job, SIGKILL);
                 job->killed = true;
