@@ -1,0 +1,58 @@
+# sluice_add_test(NAME n (SOURCES s... [EXE e] | TARGET t) [RANKS r] [TIMEOUT sec]
+#                 [ARGS a...] [ENV K=V...] [LABELS l...] [LAUNCHER_ARGS a...])
+#
+# Registers one ctest test. With SOURCES it also builds the executable (linked
+# against the Sluice library and the test helpers); with TARGET it reuses an
+# executable built by an earlier call (one source, several variants); EXE
+# names the executable built from SOURCES (default: the test's NAME).  With
+# RANKS the test runs under build/bin/sluicerun with --timeout, so a hang
+# becomes a failure with a message instead of a stuck CI job.
+# SLUICE_TEST_TIMEOUT_MULTIPLIER (environment, at configure time) stretches
+# every timeout for sanitizer builds.
+set(SLUICE_TEST_TIMEOUT_MULTIPLIER "$ENV{SLUICE_TEST_TIMEOUT_MULTIPLIER}")
+if(NOT SLUICE_TEST_TIMEOUT_MULTIPLIER)
+  if(SLUICE_SANITIZE)
+    set(SLUICE_TEST_TIMEOUT_MULTIPLIER 3)
+  else()
+    set(SLUICE_TEST_TIMEOUT_MULTIPLIER 1)
+  endif()
+endif()
+
+function(sluice_add_test)
+  cmake_parse_arguments(T "" "NAME;TARGET;RANKS;TIMEOUT;EXE"
+                        "SOURCES;ARGS;ENV;LABELS;LAUNCHER_ARGS;LIBS" ${ARGN})
+  if(NOT T_NAME)
+    message(FATAL_ERROR "sluice_add_test: NAME is required")
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 60)
+  endif()
+  math(EXPR timeout "${T_TIMEOUT} * ${SLUICE_TEST_TIMEOUT_MULTIPLIER}")
+  if(T_SOURCES)
+    set(exe ${T_NAME})
+    if(T_EXE)
+      set(exe ${T_EXE})
+    endif()
+    add_executable(${exe} ${T_SOURCES})
+    target_link_libraries(${exe} PRIVATE sluice_testlib sluice ${T_LIBS})
+    set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  elseif(T_TARGET)
+    set(exe ${T_TARGET})
+  else()
+    message(FATAL_ERROR "sluice_add_test(${T_NAME}): SOURCES or TARGET is required")
+  endif()
+  if(T_RANKS)
+    # sluicerun's own timeout fires first, so the job is torn down cleanly.
+    math(EXPR job_timeout "${timeout} - 5")
+    add_test(NAME ${T_NAME}
+             COMMAND $<TARGET_FILE:sluicerun> -n ${T_RANKS} --timeout ${job_timeout}
+                     ${T_LAUNCHER_ARGS} $<TARGET_FILE:${exe}> ${T_ARGS})
+    list(APPEND T_LABELS multirank)
+  else()
+    add_test(NAME ${T_NAME} COMMAND $<TARGET_FILE:${exe}> ${T_ARGS})
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${timeout} LABELS "${T_LABELS}")
+  if(T_ENV)
+    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${T_ENV}")
+  endif()
+endfunction()

@@ -1,0 +1,41 @@
+/* Every run-time setting of Sluice, in one table, so that `sluice_info` can
+ * list them all with defaults and meaning.  Layers read them through
+ * sl_param_*(SL_PARAM_<ID>).  Columns:
+ *   X(ID, environment name, kind (INT|STR), default, min, max, meaning)
+ * min/max bound INT settings; a value outside them, or not a number, is a
+ * configuration error reported with the variable's name. */
+#define SL_PARAM_TABLE(X)                                                                   \
+    X(DEBUG, "SLUICE_DEBUG", INT, "0", 0, 1, "print debug diagnostics on stderr")          \
+    X(STATS, "SLUICE_STATS", INT, "0", 0, 1,                                                \
+      "print per-rank wire counters (packets, bytes, credits, stalls, wake-ups) at the "    \
+      "end")                                                                                \
+    X(JOBKEY, "SLUICE_JOBKEY", STR, "", 0, 0,                                               \
+      "per-job random key (32 hex digits) set by sluicerun; names and authenticates the "   \
+      "job's shared memory. Without it rank 0 makes one and shares it over PMI")            \
+    X(MAILBOX_SLOTS, "SLUICE_MAILBOX_SLOTS", INT, "0", 0, 16777216,                         \
+      "64-byte slots in each rank's mailbox ring (data + credit region); 0 = automatic: "   \
+      "(256 + credit slots) per peer")                                                      \
+    X(CREDIT_SLOTS, "SLUICE_CREDIT_SLOTS", INT, "2", 1, 64,                                 \
+      "credit-region slots per peer (paper 001 'credit slots'); sets the credit return "    \
+      "threshold by Eq. 1")                                                                 \
+    X(PIGGYBACK, "SLUICE_PIGGYBACK", INT, "1", 0, 1,                                        \
+      "return credits in the spare bytes of a data packet's last slot (paper 001 5.4)")     \
+    X(PKT_SLOTS, "SLUICE_PKT_SLOTS", INT, "64", 1, 1024,                                    \
+      "largest packet in slots (also limited by the per-sender credit quota); larger "      \
+      "messages are cut into packets")                                                      \
+    X(CMA, "SLUICE_CMA", INT, "1", 0, 1,                                                    \
+      "bulk get/put by cross-memory attach (process_vm_readv/writev); 0 forces the "        \
+      "staged copy through shared memory")                                                  \
+    X(STAGE_CHUNK, "SLUICE_STAGE_CHUNK", INT, "262144", 4096, 67108864,                     \
+      "bytes per staging buffer of the staged bulk copy (two per channel, pipelined)")      \
+    X(STAGE_CHANNELS, "SLUICE_STAGE_CHANNELS", INT, "4", 1, 64,                             \
+      "staged bulk copies a rank may have in flight at once")                               \
+    X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
+      "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
+      "its futex")                                                                          \
+    X(WIRE_CHECK, "SLUICE_WIRE_CHECK", INT, "0", 0, 1,                                      \
+      "check on every packet that the slots a sender reserves are free (the mailbox can "   \
+      "never overflow); aborts the job with a message if not. For tests: costs latency")    \
+    X(TEST_CRASH, "SLUICE_TEST_CRASH", STR, "", 0, 0,                                       \
+      "testing only: 'RANK:POINT' makes that rank kill itself with SIGKILL at POINT "       \
+      "(wire-created: after its segment exists, before peers attach)")

@@ -1,0 +1,41 @@
+/* Small OS helpers shared by every layer: clocks, CPU pause, futexes on
+ * (possibly shared) memory, random bytes. */
+#ifndef SL_UTIL_SYS_H
+#define SL_UTIL_SYS_H
+
+#include "util/status.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SL_CACHE_LINE 64
+#define SL_ALIGNED_LINE __attribute__((aligned(SL_CACHE_LINE)))
+
+/* Monotonic time in nanoseconds. */
+uint64_t sl_now_ns(void);
+
+/* Tell the CPU we are spinning (PAUSE on x86). */
+static inline void sl_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+/* Sleep while *word == expected, at most timeout_ns (< 0: no limit).  The word
+ * may live in memory shared between processes (no FUTEX_PRIVATE).  Returns
+ * SL_OK when woken or when the value already differed, SL_ERR_TIMEOUT on
+ * timeout. Spurious returns are possible: callers re-check their condition. */
+sl_status_t sl_futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns);
+/* Wake every sleeper on word; returns how many were woken. */
+int sl_futex_wake_all(_Atomic uint32_t *word);
+
+/* Fill buf with len bytes from the kernel's CSPRNG (getrandom). */
+sl_status_t sl_random_bytes(void *buf, size_t len);
+
+#endif

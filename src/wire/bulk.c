@@ -1,0 +1,350 @@
+/* One-sided bulk copies.  Cross-memory attach (process_vm_readv/writev)
+ * copies once, in the caller's context.  Where the kernel refuses it (or
+ * SLUICE_CMA=0), the copy is pipelined through two staging buffers of a
+ * channel in the initiator's segment: the initiator and the target each copy
+ * one chunk while the other copies the previous one. */
+#include "util/log.h"
+#include "util/param.h"
+#include "wire/wire_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+enum { BULK_GET = STAGE_GET, BULK_PUT = STAGE_PUT };
+
+static char *stage_buf(const wire_peer_t *owner, int chan, size_t b)
+{
+    return owner->stage_bufs + ((size_t)chan * 2 + b) * owner->hdr->stage_chunk;
+}
+
+static size_t chunk_len(size_t len, size_t chunk, size_t i)
+{
+    size_t off = i * chunk;
+    return len - off < chunk ? len - off : chunk;
+}
+
+static size_t chunk_count(size_t len, size_t chunk)
+{
+    return (len + chunk - 1) / chunk;
+}
+
+void bulk_init(wire_t *w)
+{
+    uint32_t chans = w->hdr->stage_chans;
+    w->chan_free = chans >= 64 ? ~0ull : ((1ull << chans) - 1);
+    long cma = 1;
+    sl_param_int(SL_PARAM_CMA, &cma);
+    for (int r = 0; r < w->size; r++)
+        if (r != w->rank) w->peers[r].cma = cma && bulk_cma_probe(w, r);
+}
+
+/* Read the peer's magic through CMA: proves the kernel lets us in. */
+bool bulk_cma_probe(wire_t *w, int peer)
+{
+    wire_peer_t *p = &w->peers[peer];
+    uint64_t magic = 0;
+    struct iovec l = {&magic, sizeof magic};
+    struct iovec r = {(void *)(uintptr_t)p->hdr->self_addr, sizeof magic};
+    ssize_t n = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+    if (n != (ssize_t)sizeof magic || magic != SHM_MAGIC) {
+        sl_log_debug("wire: cross-memory attach to rank %d refused (%s); using staged copies",
+                     peer, n < 0 ? strerror(errno) : "short read");
+        return false;
+    }
+    return true;
+}
+
+bool wire_peer_uses_cma(const wire_t *w, int peer)
+{
+    return peer >= 0 && peer < w->size && peer != w->rank && w->peers[peer].cma;
+}
+
+static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
+{
+    wire_peer_t *p = &w->peers[op->peer];
+    size_t done = 0;
+    while (done < op->len) {
+        struct iovec l = {op->laddr + done, op->len - done};
+        struct iovec r = {(void *)(uintptr_t)(op->raddr + done), op->len - done};
+        ssize_t n = op->kind == BULK_GET ? process_vm_readv(p->pid, &l, 1, &r, 1, 0)
+                                         : process_vm_writev(p->pid, &l, 1, &r, 1, 0);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == ESRCH) return SL_ERR_PEER_DEAD;
+        if (n < 0 && (errno == EPERM || errno == ENOSYS) && done == 0) return SL_ERR_PERM;
+        return SL_ERR_SYS;
+    }
+    return SL_OK;
+}
+
+static void bulk_finish(wire_bulk_t *op, sl_status_t st)
+{
+    op->status = st;
+    atomic_store_explicit(&op->done, 1, memory_order_release);
+}
+
+/* Start a queued staged op on a free channel, if any: tell the target. */
+static void stage_start(wire_t *w, wire_bulk_t *op)
+{
+    op->chan = __builtin_ctzll(w->chan_free);
+    w->chan_free &= ~(1ull << op->chan);
+    stage_req_t req = {.kind = (uint16_t)op->kind, .chan = (uint16_t)op->chan,
+                       .raddr = op->raddr, .len = op->len};
+    struct iovec iov = {&req, sizeof req};
+    sl_status_t st = wire_send_internal(w, op->peer, WIRE_T_STAGE, &iov, 1);
+    if (st != SL_OK) op->chan = -1 - (int)st; /* remembered, failed by progress */
+}
+
+static sl_status_t bulk_stage(wire_t *w, wire_bulk_t *op)
+{
+    WIRE_STAT_INC(w, staged_ops, 1);
+    op->chan = -1;
+    op->chunks_moved = op->chunks_filled = 0;
+    op->next = NULL;
+    pthread_mutex_lock(&w->stage_lock);
+    if (w->ops_tail) w->ops_tail->next = op;
+    else w->ops_head = op;
+    w->ops_tail = op;
+    atomic_fetch_add(&w->stage_active, 1);
+    pthread_mutex_unlock(&w->stage_lock);
+    wire_progress(w);
+    return SL_INPROGRESS;
+}
+
+static sl_status_t bulk_start(wire_t *w, int kind, int peer, uint64_t raddr, void *laddr,
+                              size_t len, wire_bulk_t *op)
+{
+    if (!w || !op || peer < 0 || peer >= w->size || (len && (!laddr || !raddr)))
+        return SL_ERR_INVALID;
+    *op = (wire_bulk_t){.peer = peer, .kind = kind, .raddr = raddr, .laddr = laddr,
+                        .len = len, .chan = -1};
+    if (kind == BULK_GET) WIRE_STAT_INC(w, gets, 1);
+    else WIRE_STAT_INC(w, puts, 1);
+    WIRE_STAT_INC(w, bulk_bytes, len);
+    sl_status_t st = SL_OK;
+    if (len == 0) {
+        /* nothing to move */
+    } else if (peer == w->rank) {
+        char *remote = (char *)(uintptr_t)raddr;
+        memmove(kind == BULK_GET ? laddr : remote, kind == BULK_GET ? remote : laddr, len);
+    } else if (atomic_load(&w->peers[peer].dead)) {
+        st = SL_ERR_PEER_DEAD;
+    } else if (w->peers[peer].cma) {
+        st = bulk_cma(w, op);
+        if (st == SL_ERR_PERM) {
+            sl_log_debug("wire: cross-memory attach to rank %d refused; staging", peer);
+            w->peers[peer].cma = false;
+            return bulk_stage(w, op);
+        }
+    } else {
+        return bulk_stage(w, op);
+    }
+    bulk_finish(op, st);
+    return st;
+}
+
+sl_status_t wire_get(wire_t *w, int peer, uint64_t raddr, void *laddr, size_t len,
+                     wire_bulk_t *op)
+{
+    return bulk_start(w, BULK_GET, peer, raddr, laddr, len, op);
+}
+
+sl_status_t wire_put(wire_t *w, int peer, uint64_t raddr, const void *laddr, size_t len,
+                     wire_bulk_t *op)
+{
+    return bulk_start(w, BULK_PUT, peer, raddr, (void *)laddr, len, op);
+}
+
+/* Target side: a peer asks us to feed (GET) or drain (PUT) its channel. */
+void bulk_stage_request(wire_t *w, int src, const void *data, size_t len)
+{
+    stage_req_t req;
+    if (len != sizeof req) return;
+    memcpy(&req, data, sizeof req);
+    const shm_hdr_t *h = w->peers[src].hdr;
+    if (req.chan >= h->stage_chans || (req.kind != STAGE_GET && req.kind != STAGE_PUT)) {
+        sl_log_error("wire: malformed staging request from rank %d ignored", src);
+        return;
+    }
+    stage_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        /* Without the job the peer's op can never finish: fail loudly. */
+        boot_abort(w->boot, 71, "wire: out of memory for a staged copy");
+    }
+    *j = (stage_job_t){.peer = src, .kind = req.kind, .chan = req.chan,
+                       .addr = (char *)(uintptr_t)req.raddr, .len = req.len};
+    pthread_mutex_lock(&w->stage_lock);
+    j->next = w->jobs;
+    w->jobs = j;
+    atomic_fetch_add(&w->stage_active, 1);
+    pthread_mutex_unlock(&w->stage_lock);
+}
+
+/* Move chunks of one target job; returns chunks moved.  A GET job fills the
+ * initiator's EMPTY buffers, a PUT job drains its FULL ones. */
+static int stage_job_step(wire_t *w, stage_job_t *j)
+{
+    wire_peer_t *owner = &w->peers[j->peer];
+    size_t chunk = owner->hdr->stage_chunk, total = chunk_count(j->len, chunk);
+    int n = 0;
+    while (j->chunks_done < total) {
+        size_t i = j->chunks_done, b = i % 2, cl = chunk_len(j->len, chunk, i);
+        _Atomic uint32_t *state = &owner->chans[j->chan].state[b];
+        uint32_t want = j->kind == STAGE_GET ? STAGE_EMPTY : STAGE_FULL;
+        if (atomic_load_explicit(state, memory_order_acquire) != want) break;
+        if (j->kind == STAGE_GET) memcpy(stage_buf(owner, j->chan, b), j->addr + i * chunk, cl);
+        else memcpy(j->addr + i * chunk, stage_buf(owner, j->chan, b), cl);
+        atomic_store_explicit(state, j->kind == STAGE_GET ? STAGE_FULL : STAGE_EMPTY,
+                              memory_order_release);
+        j->chunks_done++;
+        n++;
+    }
+    if (n) shm_wake(w, owner->hdr);
+    return n;
+}
+
+/* Initiator side of one op: drain FULL buffers (GET) or fill EMPTY ones
+ * (PUT).  Returns chunks moved; finishes the op when all are through. */
+static int stage_op_step(wire_t *w, wire_bulk_t *op)
+{
+    wire_peer_t *me = &w->peers[w->rank];
+    size_t chunk = me->hdr->stage_chunk, total = chunk_count(op->len, chunk);
+    shm_stage_chan_t *c = &me->chans[op->chan];
+    int n = 0;
+    if (op->kind == BULK_GET) {
+        while (op->chunks_moved < total) {
+            size_t i = op->chunks_moved, b = i % 2;
+            if (atomic_load_explicit(&c->state[b], memory_order_acquire) != STAGE_FULL) break;
+            memcpy(op->laddr + i * chunk, stage_buf(me, op->chan, b), chunk_len(op->len, chunk, i));
+            atomic_store_explicit(&c->state[b], STAGE_EMPTY, memory_order_release);
+            op->chunks_moved++;
+            n++;
+        }
+    } else {
+        while (op->chunks_filled < total) {
+            size_t i = op->chunks_filled, b = i % 2;
+            if (atomic_load_explicit(&c->state[b], memory_order_acquire) != STAGE_EMPTY) break;
+            memcpy(stage_buf(me, op->chan, b), op->laddr + i * chunk, chunk_len(op->len, chunk, i));
+            atomic_store_explicit(&c->state[b], STAGE_FULL, memory_order_release);
+            op->chunks_filled++;
+            n++;
+        }
+        if (op->chunks_filled == total &&
+            atomic_load_explicit(&c->state[0], memory_order_acquire) == STAGE_EMPTY &&
+            atomic_load_explicit(&c->state[1], memory_order_acquire) == STAGE_EMPTY)
+            op->chunks_moved = total;
+    }
+    if (n) shm_wake(w, w->peers[op->peer].hdr);
+    return n;
+}
+
+/* Unlink finished ops and jobs; caller holds stage_lock. */
+static int stage_reap(wire_t *w)
+{
+    int n = 0;
+    wire_bulk_t **pp = &w->ops_head, *prev = NULL;
+    while (*pp) {
+        wire_bulk_t *op = *pp;
+        size_t total = chunk_count(op->len, w->hdr->stage_chunk);
+        sl_status_t fail = SL_OK;
+        if (op->chan < -1) fail = (sl_status_t)(-1 - op->chan);
+        else if (atomic_load(&w->peers[op->peer].dead)) fail = SL_ERR_PEER_DEAD;
+        if (fail == SL_OK && (op->chan < 0 || op->chunks_moved < total)) {
+            prev = op;
+            pp = &op->next;
+            continue;
+        }
+        *pp = op->next;
+        if (w->ops_tail == op) w->ops_tail = prev;
+        if (op->chan >= 0) w->chan_free |= 1ull << op->chan;
+        atomic_fetch_sub(&w->stage_active, 1);
+        bulk_finish(op, fail);
+        n++;
+    }
+    stage_job_t **jp = &w->jobs;
+    while (*jp) {
+        stage_job_t *j = *jp;
+        if (j->chunks_done < chunk_count(j->len, w->peers[j->peer].hdr->stage_chunk)) {
+            jp = &j->next;
+            continue;
+        }
+        *jp = j->next;
+        free(j);
+        atomic_fetch_sub(&w->stage_active, 1);
+    }
+    return n;
+}
+
+int bulk_progress(wire_t *w)
+{
+    if (atomic_load_explicit(&w->stage_active, memory_order_acquire) == 0) return 0;
+    int n = 0;
+    pthread_mutex_lock(&w->stage_lock);
+    for (wire_bulk_t *op = w->ops_head; op; op = op->next) {
+        if (op->chan == -1 && w->chan_free) stage_start(w, op);
+        if (op->chan >= 0) n += stage_op_step(w, op);
+    }
+    for (stage_job_t *j = w->jobs; j; j = j->next) n += stage_job_step(w, j);
+    n += stage_reap(w);
+    pthread_mutex_unlock(&w->stage_lock);
+    return n;
+}
+
+/* Could a step move anything now?  (Checked before sleeping.) */
+bool bulk_has_work(wire_t *w)
+{
+    if (atomic_load_explicit(&w->stage_active, memory_order_acquire) == 0) return false;
+    bool work = false;
+    pthread_mutex_lock(&w->stage_lock);
+    wire_peer_t *me = &w->peers[w->rank];
+    for (wire_bulk_t *op = w->ops_head; op && !work; op = op->next) {
+        if (op->chan < 0) {
+            work = w->chan_free != 0 || op->chan < -1;
+            continue;
+        }
+        size_t i = op->kind == BULK_GET ? op->chunks_moved : op->chunks_filled;
+        uint32_t s = atomic_load(&me->chans[op->chan].state[i % 2]);
+        work = (op->kind == BULK_GET) ? s == STAGE_FULL : (s == STAGE_EMPTY);
+        if (op->kind == BULK_PUT && op->chunks_filled == chunk_count(op->len, me->hdr->stage_chunk))
+            work = atomic_load(&me->chans[op->chan].state[0]) == STAGE_EMPTY &&
+                   atomic_load(&me->chans[op->chan].state[1]) == STAGE_EMPTY;
+        if (atomic_load(&w->peers[op->peer].dead)) work = true;
+    }
+    for (stage_job_t *j = w->jobs; j && !work; j = j->next) {
+        wire_peer_t *owner = &w->peers[j->peer];
+        uint32_t s = atomic_load(&owner->chans[j->chan].state[j->chunks_done % 2]);
+        work = j->kind == STAGE_GET ? s == STAGE_EMPTY : s == STAGE_FULL;
+    }
+    pthread_mutex_unlock(&w->stage_lock);
+    return work;
+}
+
+sl_status_t wire_bulk_wait(wire_t *w, wire_bulk_t *op)
+{
+    if (!w || !op) return SL_ERR_INVALID;
+    while (!atomic_load_explicit(&op->done, memory_order_acquire)) {
+        if (wire_progress(w) > 0) continue;
+        sl_status_t st = wire_wait(w, -1);
+        if (st == SL_ERR_PEER_DEAD) {
+            wire_progress(w); /* reaps ops of the dead peer */
+            if (!atomic_load(&op->done)) return SL_ERR_PEER_DEAD;
+        }
+    }
+    return op->status;
+}
+
+void bulk_fini(wire_t *w)
+{
+    pthread_mutex_lock(&w->stage_lock);
+    while (w->jobs) {
+        stage_job_t *j = w->jobs;
+        w->jobs = j->next;
+        free(j);
+    }
+    pthread_mutex_unlock(&w->stage_lock);
+}

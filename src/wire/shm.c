@@ -1,0 +1,389 @@
+/* Shared-memory transport: one segment per rank holding its mailbox ring and
+ * staging buffers, mapped by every rank of the job. */
+#include "util/log.h"
+#include "util/param.h"
+#include "wire/wire_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SHM_PAGE 4096u
+
+static size_t round_page(size_t n)
+{
+    return (n + SHM_PAGE - 1) & ~(size_t)(SHM_PAGE - 1);
+}
+
+uint32_t shm_pkt_slots(size_t len)
+{
+    return (uint32_t)((SHM_PKT_HDR + len + SHM_SLOT - 1) / SHM_SLOT);
+}
+
+static void shm_peer_bind(wire_peer_t *p, shm_hdr_t *h)
+{
+    p->hdr = h;
+    p->ring = (char *)h + h->ring_off;
+    p->chans = (shm_stage_chan_t *)((char *)h + h->stage_off);
+    p->stage_bufs = (char *)(p->chans + h->stage_chans);
+}
+
+/* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
+static void shm_test_crash(const wire_t *w, const char *point)
+{
+    const char *spec = sl_param_str(SL_PARAM_TEST_CRASH);
+    char want[64];
+    snprintf(want, sizeof want, "%d:%s", w->rank, point);
+    if (*spec && strcmp(spec, want) == 0) raise(SIGKILL);
+}
+
+sl_status_t shm_create(wire_t *w)
+{
+    const boot_info_t *bi = boot_get_info(w->boot);
+    long chans, chunk;
+    if (sl_param_int(SL_PARAM_STAGE_CHANNELS, &chans) || sl_param_int(SL_PARAM_STAGE_CHUNK, &chunk))
+        return SL_ERR_CONFIG;
+    size_t ring_off = round_page(sizeof(shm_hdr_t));
+    size_t stage_off = ring_off + round_page((size_t)w->layout.slots * SHM_SLOT);
+    /* The staging buffers start right after the channel array. */
+    size_t seg_len = stage_off + (size_t)chans * sizeof(shm_stage_chan_t) + (size_t)chans * 2 * (size_t)chunk;
+    seg_len = round_page(seg_len);
+
+    snprintf(w->shm_name, sizeof w->shm_name, "/sluice-%s-%d", bi->jobkey, w->rank);
+    int fd = shm_open(w->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        sl_log_error("wire: shm_open(%s): %s", w->shm_name, strerror(errno));
+        return errno == EEXIST ? SL_ERR_BUSY : SL_ERR_SYS;
+    }
+    w->shm_linked = true;
+    sl_status_t st = SL_OK;
+    if (ftruncate(fd, (off_t)seg_len) != 0) {
+        sl_log_error("wire: sizing shared memory to %zu bytes: %s", seg_len, strerror(errno));
+        st = SL_ERR_SYS;
+        goto close_fd;
+    }
+    void *map = mmap(NULL, seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        sl_log_error("wire: mmap of %zu bytes: %s", seg_len, strerror(errno));
+        st = SL_ERR_SYS;
+        goto close_fd;
+    }
+    shm_hdr_t *h = map;
+    h->version = SHM_VERSION;
+    h->rank = (uint32_t)w->rank;
+    h->job_size = (uint32_t)w->size;
+    h->pid = (uint32_t)getpid();
+    memcpy(h->jobkey, bi->jobkey, BOOT_JOBKEY_LEN);
+    h->slots = w->layout.slots;
+    h->credit_slots = w->layout.credit_slots;
+    h->quota = w->layout.quota;
+    h->pkt_slots = w->layout.pkt_slots;
+    h->stage_chans = (uint32_t)chans;
+    h->stage_chunk = (uint32_t)chunk;
+    h->ring_off = ring_off;
+    h->stage_off = stage_off;
+    h->seg_len = seg_len;
+    h->self_addr = (uint64_t)(uintptr_t)map;
+    atomic_store_explicit((_Atomic uint64_t *)&h->magic, SHM_MAGIC, memory_order_release);
+    w->hdr = h;
+    w->ring = (char *)h + ring_off;
+    w->seg_len = seg_len;
+    shm_peer_bind(&w->peers[w->rank], h);
+close_fd:
+    close(fd);
+    if (st == SL_OK) shm_test_crash(w, "wire-created");
+    return st;
+}
+
+/* Check that a mapped segment belongs to this job and agrees with us. */
+static sl_status_t shm_verify_peer(wire_t *w, int r, const shm_hdr_t *h, size_t maplen)
+{
+    const boot_info_t *bi = boot_get_info(w->boot);
+    if (h->magic != SHM_MAGIC || h->version != SHM_VERSION || h->seg_len != maplen ||
+        memcmp(h->jobkey, bi->jobkey, BOOT_JOBKEY_LEN) != 0 || h->rank != (uint32_t)r ||
+        h->job_size != (uint32_t)w->size) {
+        sl_log_error("wire: shared memory of rank %d does not belong to this job", r);
+        return SL_ERR_AUTH;
+    }
+    if (h->credit_slots != w->layout.credit_slots || h->slots != w->layout.slots) {
+        sl_log_error("wire: rank %d runs with SLUICE_MAILBOX_SLOTS=%u SLUICE_CREDIT_SLOTS=%u, "
+                     "this rank with %u and %u: every rank must use the same settings",
+                     r, h->slots, h->credit_slots, w->layout.slots, w->layout.credit_slots);
+        return SL_ERR_CONFIG;
+    }
+    return SL_OK;
+}
+
+static sl_status_t shm_attach_one(wire_t *w, int r)
+{
+    const boot_info_t *bi = boot_get_info(w->boot);
+    char name[64];
+    snprintf(name, sizeof name, "/sluice-%s-%d", bi->jobkey, r);
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        sl_log_error("wire: cannot open shared memory of rank %d: %s", r, strerror(errno));
+        return SL_ERR_SYS;
+    }
+    struct stat sb;
+    sl_status_t st = SL_ERR_SYS;
+    void *map = MAP_FAILED;
+    if (fstat(fd, &sb) == 0 && sb.st_size >= (off_t)sizeof(shm_hdr_t))
+        map = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        sl_log_error("wire: cannot map shared memory of rank %d", r);
+        return st;
+    }
+    st = shm_verify_peer(w, r, map, (size_t)sb.st_size);
+    if (st != SL_OK) {
+        munmap(map, (size_t)sb.st_size);
+        return st;
+    }
+    wire_peer_t *p = &w->peers[r];
+    shm_peer_bind(p, map);
+    p->pid = (pid_t)p->hdr->pid;
+    p->credits = p->hdr->quota;
+    p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+    return SL_OK;
+}
+
+sl_status_t shm_attach_peers(wire_t *w)
+{
+    for (int r = 0; r < w->size; r++) {
+        if (r == w->rank) continue;
+        sl_status_t st = shm_attach_one(w, r);
+        if (st != SL_OK) return st;
+    }
+    return SL_OK;
+}
+
+void shm_unlink_own(wire_t *w)
+{
+    if (w->shm_linked && shm_unlink(w->shm_name) == 0) w->shm_linked = false;
+}
+
+void shm_detach(wire_t *w)
+{
+    for (int r = 0; r < w->size; r++) {
+        wire_peer_t *p = &w->peers[r];
+        if (p->hdr && r != w->rank) munmap(p->hdr, p->hdr->seg_len);
+        if (p->pidfd >= 0) close(p->pidfd);
+        p->hdr = NULL;
+        p->pidfd = -1;
+    }
+    if (w->hdr) munmap(w->hdr, w->seg_len);
+    w->hdr = NULL;
+    shm_unlink_own(w);
+}
+
+/* Copy len bytes starting at byte off of the iov list into dst. */
+static void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size_t len)
+{
+    for (int i = 0; i < iovcnt && len > 0; i++) {
+        if (off >= iov[i].iov_len) {
+            off -= iov[i].iov_len;
+            continue;
+        }
+        size_t n = iov[i].iov_len - off;
+        if (n > len) n = len;
+        memcpy(dst, (const char *)iov[i].iov_base + off, n);
+        dst += n;
+        len -= n;
+        off = 0;
+    }
+}
+
+/* Copy into the ring at byte offset `at` (modulo the ring size). */
+static void ring_write(char *ring, size_t ring_bytes, size_t at, const struct iovec *iov,
+                       int iovcnt, size_t off, size_t len)
+{
+    at %= ring_bytes;
+    size_t first = ring_bytes - at < len ? ring_bytes - at : len;
+    iov_gather(ring + at, iov, iovcnt, off, first);
+    if (first < len) iov_gather(ring, iov, iovcnt, off + first, len - first);
+}
+
+void shm_wake(wire_t *w, shm_hdr_t *h)
+{
+    /* Pairs with the fence in wire_wait: either the sleeper sees our data or
+     * we see it asleep. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&h->sleepers, memory_order_relaxed) == 0) return;
+    atomic_fetch_add_explicit(&h->wake_seq, 1, memory_order_release);
+    sl_futex_wake_all(&h->wake_seq);
+    WIRE_STAT_INC(w, wakeups_tx, 1);
+}
+
+/* SLUICE_WIRE_CHECK: the slots [pos, pos+k) must have been consumed in
+ * their previous round.  The owner publishes its head after clearing slots
+ * and before returning credits, so a correct credit scheme never trips this. */
+static void shm_check_room(wire_t *w, int peer, uint64_t pos, uint32_t k)
+{
+    shm_hdr_t *h = w->peers[peer].hdr;
+    uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
+    if (pos + k <= head + h->slots) return;
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "wire: mailbox overflow toward rank %d: slots %llu..%llu reserved, receiver at "
+             "%llu, ring of %u",
+             peer, (unsigned long long)pos, (unsigned long long)(pos + k - 1),
+             (unsigned long long)head, h->slots);
+    sl_log_error("%s", msg);
+    boot_abort(w->boot, 72, msg);
+}
+
+void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct iovec *iov,
+                 int iovcnt, size_t off, size_t len)
+{
+    wire_peer_t *p = &w->peers[peer];
+    shm_hdr_t *h = p->hdr;
+    uint32_t k = shm_pkt_slots(len);
+    size_t ring_bytes = (size_t)h->slots * SHM_SLOT;
+    uint64_t pos = atomic_fetch_add_explicit(&h->tail, k, memory_order_acq_rel);
+    if (w->check) shm_check_room(w, peer, pos, k);
+    size_t base = (size_t)(pos % h->slots) * SHM_SLOT;
+    shm_pkt_hdr_t *ph = (shm_pkt_hdr_t *)(p->ring + base);
+
+    ring_write(p->ring, ring_bytes, base + SHM_PKT_HDR, iov, iovcnt, off, len);
+    size_t spare = (size_t)k * SHM_SLOT - SHM_PKT_HDR - len;
+    if (type != WIRE_T_CREDIT && atomic_load_explicit(&w->piggyback, memory_order_relaxed) &&
+        spare >= SHM_PIGGY_BYTES) {
+        uint32_t c = fc_rx_take_piggy(&p->rx_pending, UINT16_MAX);
+        if (c) {
+            uint16_t c16 = (uint16_t)c;
+            struct iovec civ = {&c16, sizeof c16};
+            ring_write(p->ring, ring_bytes, base + (size_t)k * SHM_SLOT - SHM_PIGGY_BYTES, &civ,
+                       1, 0, sizeof c16);
+            flags |= PF_PIGGY;
+            WIRE_STAT_INC(w, piggy_pkts_tx, 1);
+            WIRE_STAT_INC(w, piggy_credits_tx, c);
+        }
+    }
+    ph->src = (uint16_t)w->rank;
+    ph->len = (uint16_t)len;
+    ph->type = type;
+    ph->flags = flags;
+    ph->rsvd = 0;
+    atomic_store_explicit(&ph->seq, SHM_SEQ(pos), memory_order_release);
+    shm_wake(w, h);
+}
+
+bool shm_ring_ready(wire_t *w)
+{
+    const shm_pkt_hdr_t *ph =
+        (const shm_pkt_hdr_t *)(w->ring + (size_t)(w->head % w->layout.slots) * SHM_SLOT);
+    return atomic_load_explicit(&ph->seq, memory_order_acquire) == SHM_SEQ(w->head);
+}
+
+/* A packet whose header makes no sense can only come from memory corruption
+ * or a foreign writer: the ring cannot be resynchronised, so end the job. */
+static void shm_corrupt(wire_t *w, const shm_pkt_hdr_t *ph)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "wire: corrupt packet in mailbox at position %llu (src %u, len %u, type %u)",
+             (unsigned long long)w->head, ph->src, ph->len, ph->type);
+    sl_log_error("%s", msg);
+    boot_abort(w->boot, 70, msg);
+}
+
+/* Take one packet at the head of our ring; returns its slot count or 0. */
+static uint32_t shm_take_one(wire_t *w)
+{
+    uint32_t n = w->layout.slots;
+    size_t ring_bytes = (size_t)n * SHM_SLOT;
+    size_t base = (size_t)(w->head % n) * SHM_SLOT;
+    shm_pkt_hdr_t *ph = (shm_pkt_hdr_t *)(w->ring + base);
+    if (atomic_load_explicit(&ph->seq, memory_order_acquire) != SHM_SEQ(w->head)) return 0;
+
+    int src = ph->src;
+    size_t len = ph->len;
+    uint32_t k = shm_pkt_slots(len);
+    if (src >= w->size || src == w->rank || k > w->layout.pkt_slots) shm_corrupt(w, ph);
+    const char *data = w->ring + base + SHM_PKT_HDR;
+    size_t end = base + (size_t)k * SHM_SLOT;
+    if (end > ring_bytes) { /* wraps: make it contiguous */
+        size_t first = ring_bytes - base - SHM_PKT_HDR;
+        if (first > len) first = len;
+        memcpy(w->scratch, data, first);
+        memcpy(w->scratch + first, w->ring, len - first);
+        data = w->scratch;
+    }
+    uint8_t type = ph->type, flags = ph->flags;
+    if (flags & PF_PIGGY) {
+        uint16_t c;
+        size_t at = (end - SHM_PIGGY_BYTES) % ring_bytes;
+        memcpy(&c, w->ring + at, sizeof c);
+        WIRE_STAT_INC(w, piggy_pkts_rx, 1);
+        wire_credits_arrived(w, src, c);
+    }
+    if (type == WIRE_T_CREDIT) {
+        uint32_t c;
+        memcpy(&c, data, sizeof c);
+        WIRE_STAT_INC(w, credit_pkts_rx, 1);
+        wire_credits_arrived(w, src, c);
+    } else {
+        WIRE_STAT_INC(w, pkts_rx, 1);
+        WIRE_STAT_INC(w, bytes_rx, len);
+        wire_deliver(w, src, type, flags, data, len);
+    }
+    /* Clear every slot's first word before the credits go back, so a later
+     * packet's header position never shows stale data. */
+    for (uint32_t i = 0; i < k; i++) {
+        _Atomic uint32_t *word = (_Atomic uint32_t *)(w->ring + ((w->head + i) % n) * SHM_SLOT);
+        atomic_store_explicit(word, 0, memory_order_relaxed);
+    }
+    w->head += k;
+    atomic_store_explicit(&w->hdr->head, w->head, memory_order_release);
+    if (type != WIRE_T_CREDIT) {
+        uint32_t c = fc_rx_retrieved(&w->peers[src].rx_pending, k, w->layout.threshold);
+        if (c) {
+            struct iovec iov = {&c, sizeof c};
+            shm_put_pkt(w, src, WIRE_T_CREDIT, PF_FIRST | PF_LAST, &iov, 1, 0, sizeof c);
+            WIRE_STAT_INC(w, credit_pkts_tx, 1);
+            WIRE_STAT_INC(w, credits_returned, c);
+        }
+    }
+    return k;
+}
+
+int shm_drain(wire_t *w, int budget)
+{
+    int n = 0;
+    while (n < budget && shm_take_one(w) > 0) n++;
+    return n;
+}
+
+bool shm_check_dead(wire_t *w)
+{
+    bool any = false;
+    for (int r = 0; r < w->size; r++) {
+        wire_peer_t *p = &w->peers[r];
+        if (r == w->rank) continue;
+        if (atomic_load(&p->dead)) {
+            any = true;
+            continue;
+        }
+        bool gone;
+        if (p->pidfd >= 0) {
+            struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+            gone = poll(&pfd, 1, 0) > 0;
+        } else {
+            gone = kill(p->pid, 0) != 0 && errno == ESRCH;
+        }
+        if (gone) {
+            atomic_store(&p->dead, true);
+            sl_log_error("wire: rank %d (pid %d) has died", r, (int)p->pid);
+            any = true;
+        }
+    }
+    return any;
+}

@@ -1,0 +1,21 @@
+/* The wire's counters, listed once: expanded into the public snapshot
+ * (wire_stats_t), the atomic counters and the SLUICE_STATS printout. */
+WIRE_STAT_FIELD_(msgs_tx)          /* messages given to wire_send (not to self) */
+WIRE_STAT_FIELD_(pkts_tx)          /* data packets written into peers' rings */
+WIRE_STAT_FIELD_(bytes_tx)         /* payload bytes of those packets */
+WIRE_STAT_FIELD_(pkts_rx)          /* data packets drained from our ring */
+WIRE_STAT_FIELD_(bytes_rx)
+WIRE_STAT_FIELD_(credit_pkts_tx)   /* explicit credit packets sent */
+WIRE_STAT_FIELD_(credit_pkts_rx)
+WIRE_STAT_FIELD_(credits_returned) /* credits carried by explicit credit packets */
+WIRE_STAT_FIELD_(piggy_pkts_tx)    /* data packets that carried credits */
+WIRE_STAT_FIELD_(piggy_credits_tx) /* credits returned that way */
+WIRE_STAT_FIELD_(piggy_pkts_rx)
+WIRE_STAT_FIELD_(stalled_msgs)     /* messages parked for lack of credits */
+WIRE_STAT_FIELD_(stalled_pkts)     /* packets sent later from a parked message */
+WIRE_STAT_FIELD_(wakeups_tx)       /* futex wakes issued to sleeping peers */
+WIRE_STAT_FIELD_(sleeps)           /* times this rank slept on its futex */
+WIRE_STAT_FIELD_(gets)
+WIRE_STAT_FIELD_(puts)
+WIRE_STAT_FIELD_(bulk_bytes)
+WIRE_STAT_FIELD_(staged_ops)       /* bulk copies that went through staging */

@@ -1,0 +1,418 @@
+/* Wire front end: set-up, message fragmentation, credit parking, progress
+ * and waiting.  The ring itself is in shm.c, bulk copies in bulk.c. */
+#include "util/log.h"
+#include "util/param.h"
+#include "wire/wire_int.h"
+
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+/* A message queued to ourselves. */
+typedef struct self_msg {
+    sl_list_t link;
+    uint8_t type;
+    size_t len;
+    char data[];
+} self_msg_t;
+
+static sl_status_t wire_config(wire_t *w)
+{
+    long slots, cslots, pkt, spin, piggy, check;
+    if (sl_param_int(SL_PARAM_MAILBOX_SLOTS, &slots) ||
+        sl_param_int(SL_PARAM_CREDIT_SLOTS, &cslots) || sl_param_int(SL_PARAM_PKT_SLOTS, &pkt) ||
+        sl_param_int(SL_PARAM_SPIN_US, &spin) || sl_param_int(SL_PARAM_PIGGYBACK, &piggy) ||
+        sl_param_int(SL_PARAM_WIRE_CHECK, &check))
+        return SL_ERR_CONFIG;
+    uint32_t senders = (uint32_t)w->size - 1;
+    if (slots == 0) slots = senders ? (long)senders * (256 + cslots) : 64;
+    fc_layout_t fl;
+    char why[256];
+    if (fc_layout_make((uint32_t)slots, senders, (uint32_t)cslots, &fl, why, sizeof why)) {
+        sl_log_error("wire: %s", why);
+        return SL_ERR_CONFIG;
+    }
+    uint32_t max_slots = fc_max_pkt_slots(fl.quota, fl.threshold);
+    uint32_t pkt_slots = (uint32_t)pkt < max_slots ? (uint32_t)pkt : max_slots;
+    w->layout = (wire_layout_t){
+        .slots = fl.slots, .data_slots = fl.data_slots, .credit_slots = fl.credit_slots,
+        .quota = fl.quota, .threshold = fl.threshold, .pkt_slots = pkt_slots,
+        .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR};
+    w->spin_ns = spin * 1000;
+    w->piggyback = piggy != 0;
+    w->check = check != 0;
+    return SL_OK;
+}
+
+static wire_t *wire_alloc(boot_t *boot, wire_recv_fn cb, void *cb_arg)
+{
+    const boot_info_t *bi = boot_get_info(boot);
+    wire_t *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->peers = calloc((size_t)bi->size, sizeof *w->peers);
+    if (!w->peers) {
+        free(w);
+        return NULL;
+    }
+    w->boot = boot;
+    w->rank = bi->rank;
+    w->size = bi->size;
+    w->cb = cb;
+    w->cb_arg = cb_arg;
+    for (int r = 0; r < w->size; r++) {
+        pthread_mutex_init(&w->peers[r].lock, NULL);
+        sl_list_init(&w->peers[r].pending);
+        w->peers[r].pidfd = -1;
+    }
+    pthread_mutex_init(&w->self_lock, NULL);
+    sl_list_init(&w->self_q);
+    pthread_mutex_init(&w->stage_lock, NULL);
+    return w;
+}
+
+static void wire_free(wire_t *w)
+{
+    for (int r = 0; r < w->size; r++) {
+        wire_peer_t *p = &w->peers[r];
+        sl_list_t *pos, *tmp;
+        sl_list_for_each_safe(pos, tmp, &p->pending) free(sl_list_entry(pos, wire_pend_t, link));
+        pthread_mutex_destroy(&p->lock);
+    }
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &w->self_q) free(sl_list_entry(pos, self_msg_t, link));
+    pthread_mutex_destroy(&w->self_lock);
+    pthread_mutex_destroy(&w->stage_lock);
+    free(w->scratch);
+    free(w->peers);
+    free(w);
+}
+
+sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out)
+{
+    if (!boot || !cb || !out) return SL_ERR_INVALID;
+    wire_t *w = wire_alloc(boot, cb, cb_arg);
+    if (!w) return SL_ERR_NOMEM;
+    sl_status_t st = wire_config(w);
+    if (st != SL_OK) goto free_wire;
+    w->scratch = malloc(w->layout.pkt_payload);
+    if (!w->scratch) {
+        st = SL_ERR_NOMEM;
+        goto free_wire;
+    }
+    /* Let peers attach to us with process_vm_readv even under Yama's
+     * ptrace_scope=1 (fails harmlessly where Yama is absent). */
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    st = shm_create(w);
+    if (st != SL_OK) goto free_wire;
+    /* Every segment exists after this fence; after the next one every rank
+     * has mapped every segment, so the names can go: from then on nothing of
+     * the job is left in /dev/shm, however a rank ends. */
+    if ((st = boot_fence(boot)) != SL_OK) goto detach;
+    if ((st = shm_attach_peers(w)) != SL_OK) goto detach;
+    bulk_init(w);
+    if ((st = boot_fence(boot)) != SL_OK) goto detach;
+    shm_unlink_own(w);
+    *out = w;
+    return SL_OK;
+detach:
+    shm_detach(w);
+free_wire:
+    wire_free(w);
+    return st;
+}
+
+static void wire_print_stats(const wire_t *w)
+{
+    wire_stats_t s;
+    wire_get_stats(w, &s);
+    char line[1024];
+    int n = snprintf(line, sizeof line, "sluice[%d] wire stats:", w->rank);
+#define WIRE_STAT_FIELD_(f)                                                                 \
+    if (n > 0 && (size_t)n < sizeof line)                                                   \
+        n += snprintf(line + n, sizeof line - (size_t)n, " " #f "=%" PRIu64, s.f);
+#include "wire/stats_fields.h"
+#undef WIRE_STAT_FIELD_
+    fprintf(stderr, "%s\n", line);
+}
+
+sl_status_t wire_fini(wire_t *w)
+{
+    if (!w) return SL_ERR_INVALID;
+    if (sl_param_flag(SL_PARAM_STATS)) wire_print_stats(w);
+    for (int r = 0; r < w->size; r++)
+        if (!sl_list_empty(&w->peers[r].pending))
+            sl_log_warn("wire: finalizing with messages to rank %d still waiting for credits", r);
+    bulk_fini(w);
+    shm_detach(w);
+    wire_free(w);
+    return SL_OK;
+}
+
+int wire_rank(const wire_t *w)
+{
+    return w->rank;
+}
+
+int wire_size(const wire_t *w)
+{
+    return w->size;
+}
+
+const wire_layout_t *wire_get_layout(const wire_t *w)
+{
+    return &w->layout;
+}
+
+void wire_get_stats(const wire_t *w, wire_stats_t *out)
+{
+#define WIRE_STAT_FIELD_(f) out->f = atomic_load_explicit(&w->stats.f, memory_order_relaxed);
+#include "wire/stats_fields.h"
+#undef WIRE_STAT_FIELD_
+}
+
+/* Number of packets a message of len bytes is cut into. */
+static size_t wire_frag_count(const wire_t *w, size_t len)
+{
+    return len == 0 ? 1 : (len + w->layout.pkt_payload - 1) / w->layout.pkt_payload;
+}
+
+/* Send fragments from byte `*off` while credits last; returns true when the
+ * whole message is out.  Caller holds the peer's lock. */
+static bool wire_send_frags(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                            int iovcnt, size_t len, size_t *off, bool parked)
+{
+    wire_peer_t *p = &w->peers[dst];
+    while (*off < len || (len == 0 && *off == 0)) {
+        size_t n = len - *off < w->layout.pkt_payload ? len - *off : w->layout.pkt_payload;
+        uint32_t k = shm_pkt_slots(n);
+        if (p->credits < k) return false;
+        p->credits -= k;
+        uint8_t flags = (*off == 0 ? PF_FIRST : 0) | (*off + n == len ? PF_LAST : 0);
+        shm_put_pkt(w, dst, type, flags, iov, iovcnt, *off, n);
+        WIRE_STAT_INC(w, pkts_tx, 1);
+        WIRE_STAT_INC(w, bytes_tx, n);
+        if (parked) WIRE_STAT_INC(w, stalled_pkts, 1);
+        if (len == 0) {
+            *off = 1; /* the one empty packet is out */
+            return true;
+        }
+        *off += n;
+    }
+    return true;
+}
+
+/* Send parked messages in order while credits last.  Caller holds the lock. */
+static void wire_drain_pending(wire_t *w, int dst)
+{
+    wire_peer_t *p = &w->peers[dst];
+    sl_list_t *link;
+    while ((link = sl_list_head(&p->pending)) != NULL) {
+        wire_pend_t *pm = sl_list_entry(link, wire_pend_t, link);
+        struct iovec iov = {pm->data, pm->len};
+        if (!wire_send_frags(w, dst, pm->type, &iov, 1, pm->len, &pm->off, true)) return;
+        sl_list_remove(link);
+        free(pm);
+    }
+}
+
+void wire_credits_arrived(wire_t *w, int peer, uint32_t credits)
+{
+    wire_peer_t *p = &w->peers[peer];
+    pthread_mutex_lock(&p->lock);
+    p->credits += credits;
+    if (p->credits > p->hdr->quota) {
+        /* Cannot happen with a correct peer; never trust more than the quota. */
+        sl_log_error("wire: rank %d returned more credits than its quota", peer);
+        p->credits = p->hdr->quota;
+    }
+    wire_drain_pending(w, peer);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static sl_status_t wire_send_self(wire_t *w, uint8_t type, const struct iovec *iov, int iovcnt,
+                                  size_t len)
+{
+    self_msg_t *m = malloc(sizeof *m + len);
+    if (!m) return SL_ERR_NOMEM;
+    m->type = type;
+    m->len = len;
+    size_t off = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(m->data + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
+    }
+    pthread_mutex_lock(&w->self_lock);
+    sl_list_push_tail(&w->self_q, &m->link);
+    atomic_fetch_add(&w->self_count, 1);
+    pthread_mutex_unlock(&w->self_lock);
+    shm_wake(w, w->hdr);
+    return SL_OK;
+}
+
+sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                               int iovcnt)
+{
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++) len += iov[i].iov_len;
+    if (len > WIRE_MSG_MAX) return SL_ERR_INVALID;
+    if (dst == w->rank) return wire_send_self(w, type, iov, iovcnt, len);
+    wire_peer_t *p = &w->peers[dst];
+    if (atomic_load(&p->dead)) return SL_ERR_PEER_DEAD;
+    WIRE_STAT_INC(w, msgs_tx, 1);
+    pthread_mutex_lock(&p->lock);
+    size_t need = 0, frags = wire_frag_count(w, len);
+    for (size_t i = 0; i < frags; i++) {
+        size_t n = i + 1 < frags ? w->layout.pkt_payload : len - i * w->layout.pkt_payload;
+        need += shm_pkt_slots(n);
+    }
+    sl_status_t st = SL_OK;
+    if (sl_list_empty(&p->pending) && p->credits >= need) {
+        size_t off = 0;
+        wire_send_frags(w, dst, type, iov, iovcnt, len, &off, false);
+    } else {
+        /* Park a copy first, so that NOMEM leaves nothing half sent. */
+        wire_pend_t *pm = malloc(sizeof *pm + len);
+        if (!pm) {
+            st = SL_ERR_NOMEM;
+        } else {
+            pm->type = type;
+            pm->len = len;
+            pm->off = 0;
+            size_t off = 0;
+            for (int i = 0; i < iovcnt; i++) {
+                memcpy(pm->data + off, iov[i].iov_base, iov[i].iov_len);
+                off += iov[i].iov_len;
+            }
+            sl_list_push_tail(&p->pending, &pm->link);
+            WIRE_STAT_INC(w, stalled_msgs, 1);
+            wire_drain_pending(w, dst);
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return st;
+}
+
+sl_status_t wire_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt)
+{
+    if (!w || dst < 0 || dst >= w->size || type > WIRE_TYPE_USER_MAX || iovcnt < 0 ||
+        (iovcnt > 0 && !iov))
+        return SL_ERR_INVALID;
+    for (int i = 0; i < iovcnt; i++)
+        if (iov[i].iov_len && !iov[i].iov_base) return SL_ERR_INVALID;
+    return wire_send_internal(w, dst, type, iov, iovcnt);
+}
+
+sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, size_t len)
+{
+    struct iovec iov = {(void *)buf, len};
+    return wire_send(w, dst, type, &iov, 1);
+}
+
+void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data, size_t len)
+{
+    if (type == WIRE_T_STAGE) {
+        bulk_stage_request(w, src, data, len);
+        return;
+    }
+    wire_frag_t f = {.src = src, .type = type, .first = (flags & PF_FIRST) != 0,
+                     .last = (flags & PF_LAST) != 0, .data = data, .len = len};
+    w->cb(w->cb_arg, &f);
+}
+
+static int wire_drain_self(wire_t *w)
+{
+    if (atomic_load_explicit(&w->self_count, memory_order_acquire) == 0) return 0;
+    sl_list_t q;
+    sl_list_init(&q);
+    pthread_mutex_lock(&w->self_lock);
+    while (!sl_list_empty(&w->self_q)) {
+        sl_list_t *l = sl_list_head(&w->self_q);
+        sl_list_remove(l);
+        sl_list_push_tail(&q, l);
+    }
+    atomic_store(&w->self_count, 0);
+    pthread_mutex_unlock(&w->self_lock);
+    int n = 0;
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &q) {
+        self_msg_t *m = sl_list_entry(pos, self_msg_t, link);
+        wire_deliver(w, w->rank, m->type, PF_FIRST | PF_LAST, m->data, m->len);
+        free(m);
+        n++;
+    }
+    return n;
+}
+
+int wire_progress(wire_t *w)
+{
+    int n = 0;
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&w->draining, &expected, 1)) {
+        n += shm_drain(w, 64);
+        n += wire_drain_self(w);
+        atomic_store_explicit(&w->draining, 0, memory_order_release);
+    }
+    n += bulk_progress(w);
+    return n;
+}
+
+static bool wire_has_work(wire_t *w)
+{
+    return shm_ring_ready(w) || atomic_load(&w->self_count) > 0 || atomic_load(&w->kicked) ||
+           bulk_has_work(w);
+}
+
+/* Sleep on our futex unless work shows up after we announced ourselves. */
+static sl_status_t wire_sleep(wire_t *w, int64_t max_ns)
+{
+    shm_hdr_t *h = w->hdr;
+    uint32_t v = atomic_load_explicit(&h->wake_seq, memory_order_acquire);
+    atomic_fetch_add_explicit(&h->sleepers, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+    sl_status_t st = SL_OK;
+    if (!wire_has_work(w)) {
+        WIRE_STAT_INC(w, sleeps, 1);
+        st = sl_futex_wait(&h->wake_seq, v, max_ns);
+    }
+    atomic_fetch_sub_explicit(&h->sleepers, 1, memory_order_relaxed);
+    return st;
+}
+
+#define WIRE_SLEEP_SLICE_NS 100000000 /* re-check for dead peers this often */
+
+sl_status_t wire_wait(wire_t *w, int64_t timeout_ns)
+{
+    uint64_t t0 = sl_now_ns();
+    for (;;) {
+        if (wire_has_work(w)) {
+            atomic_store(&w->kicked, 0);
+            return SL_OK;
+        }
+        int64_t el = (int64_t)(sl_now_ns() - t0);
+        if (timeout_ns >= 0 && el >= timeout_ns) return SL_ERR_TIMEOUT;
+        if (el < w->spin_ns / 2) {
+            for (int i = 0; i < 32; i++) sl_cpu_relax();
+        } else if (el < w->spin_ns) {
+            sched_yield();
+        } else {
+            int64_t slice = WIRE_SLEEP_SLICE_NS;
+            if (timeout_ns >= 0 && timeout_ns - el < slice) slice = timeout_ns - el;
+            if (wire_sleep(w, slice) == SL_ERR_TIMEOUT && shm_check_dead(w))
+                return SL_ERR_PEER_DEAD;
+        }
+    }
+}
+
+void wire_set_piggyback(wire_t *w, bool on)
+{
+    atomic_store(&w->piggyback, on);
+}
+
+void wire_kick(wire_t *w)
+{
+    atomic_store(&w->kicked, 1);
+    shm_wake(w, w->hdr);
+}

@@ -1,0 +1,141 @@
+/* The wire: packets into a receiver's shared mailbox and one-sided bulk
+ * copies between ranks.  The only layer that knows about processes, shared
+ * memory and transports; the Portals engine sits on top of it.
+ *
+ * Packets.  wire_send() takes a message (header + payload, any size up to
+ * WIRE_MSG_MAX), cuts it into packets that fit the sender's credit quota and
+ * delivers it to the destination's receive callback as fragments, in order:
+ * messages from one sender to one receiver are never reordered and the
+ * fragments of one message are never interleaved with another message from
+ * the same sender.  End-to-end credit flow control (paper 001, static scheme)
+ * guarantees a mailbox never overflows; a message that finds no credits is
+ * parked and goes out when credits return.  wire_send() never blocks.
+ *
+ * Bulk.  wire_get()/wire_put() copy between local memory and an address in a
+ * peer's address space: single copy by cross-memory attach when the kernel
+ * allows it, else a pipelined copy through shared staging buffers, which
+ * needs the peer to make progress (call wire_progress or wait).
+ *
+ * Threads: every call may be made from any thread.  One thread at a time
+ * drains the mailbox; receive callbacks run on it, inside wire_progress(). */
+#ifndef SL_WIRE_H
+#define SL_WIRE_H
+
+#include "boot/boot.h"
+#include "util/status.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define WIRE_MSG_MAX (1u << 20)  /* largest message wire_send accepts */
+#define WIRE_TYPE_USER_MAX 0xdf  /* packet types 0..0xdf belong to the layer above */
+
+typedef struct wire wire_t;
+
+/* One fragment of a received message.  data is valid only during the
+ * callback.  first/last mark the message's first and last fragment; a
+ * message that fits one packet has both. */
+typedef struct wire_frag {
+    int src;
+    uint8_t type;
+    bool first, last;
+    const void *data;
+    size_t len;
+} wire_frag_t;
+
+typedef void (*wire_recv_fn)(void *arg, const wire_frag_t *frag);
+
+/* Counters kept per rank (printed at wire_fini with SLUICE_STATS=1); the
+ * list and the meaning of each is in wire/stats_fields.h. */
+typedef struct wire_stats {
+#define WIRE_STAT_FIELD_(f) uint64_t f;
+#include "wire/stats_fields.h"
+#undef WIRE_STAT_FIELD_
+} wire_stats_t;
+
+/* Mailbox geometry, as configured (for tests, tools and benchmarks). */
+typedef struct wire_layout {
+    uint32_t slots;         /* ring slots (data + credit region) */
+    uint32_t data_slots;    /* data region */
+    uint32_t credit_slots;  /* credit-region slots per peer */
+    uint32_t quota;         /* data credits per sender (slots) */
+    uint32_t threshold;     /* credit return threshold, Eq. 1 */
+    uint32_t pkt_slots;     /* largest packet, in slots */
+    size_t pkt_payload;     /* largest packet payload, bytes */
+} wire_layout_t;
+
+/* Create this rank's segment, attach every peer's, check the configuration
+ * (Eq. 2, agreement between ranks) and probe cross-memory attach.  Collective:
+ * every rank of the job calls it.  cb receives every message fragment. */
+sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out);
+
+/* Release everything.  Messages still parked for credits are dropped with a
+ * warning: callers complete their traffic first (e.g. a fence). */
+sl_status_t wire_fini(wire_t *w);
+
+int wire_rank(const wire_t *w);
+int wire_size(const wire_t *w);
+const wire_layout_t *wire_get_layout(const wire_t *w);
+void wire_get_stats(const wire_t *w, wire_stats_t *out);
+
+/* Send a message of type (<= WIRE_TYPE_USER_MAX) made of the iov pieces to
+ * dst (dst == own rank is allowed).  The data is copied before return.
+ * SL_ERR_INVALID for a bad rank, type or size, SL_ERR_NOMEM when parking
+ * failed (nothing was sent then), SL_ERR_PEER_DEAD when dst has died. */
+sl_status_t wire_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt);
+
+/* Convenience for one contiguous buffer. */
+sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, size_t len);
+
+/* Do pending work: drain the mailbox (running callbacks), send parked
+ * packets, move staged bulk data.  Returns the number of items handled (0 =
+ * nothing to do), so waiting loops can back off.  Never blocks. */
+int wire_progress(wire_t *w);
+
+/* Wait until work may be available or timeout_ns passes (< 0: no limit):
+ * spins for SLUICE_SPIN_US, yielding in the second half, then sleeps on the
+ * mailbox futex.  Returns SL_OK (work may be there: call wire_progress),
+ * SL_ERR_TIMEOUT, or SL_ERR_PEER_DEAD when a peer process has died. */
+sl_status_t wire_wait(wire_t *w, int64_t timeout_ns);
+
+/* Wake this process's threads sleeping in wire_wait (e.g. a progress thread
+ * that must notice new local work). */
+void wire_kick(wire_t *w);
+
+/* A bulk transfer.  Owned by the caller, must stay valid until done. */
+typedef struct wire_bulk {
+    _Atomic int done;       /* 1 when finished; status tells how */
+    sl_status_t status;
+    /* private */
+    int peer, kind, chan;
+    uint64_t raddr;
+    char *laddr;
+    size_t len, chunks_moved, chunks_filled;
+    struct wire_bulk *next;
+} wire_bulk_t;
+
+/* Copy len bytes at raddr in peer's address space into laddr (get) or laddr
+ * into raddr (put).  SL_OK: finished already (cross-memory attach did the
+ * copy in the caller's context).  SL_INPROGRESS: staged; wire_progress
+ * completes it (op->done).  Errors: SL_ERR_INVALID, SL_ERR_PEER_DEAD,
+ * SL_ERR_SYS (the remote range is not mapped in the peer). */
+sl_status_t wire_get(wire_t *w, int peer, uint64_t raddr, void *laddr, size_t len,
+                     wire_bulk_t *op);
+sl_status_t wire_put(wire_t *w, int peer, uint64_t raddr, const void *laddr, size_t len,
+                     wire_bulk_t *op);
+
+/* Progress until op is done, waiting (not spinning) in between; returns its
+ * final status. */
+sl_status_t wire_bulk_wait(wire_t *w, wire_bulk_t *op);
+
+/* Turn piggybacked credit return on or off at run time (default from
+ * SLUICE_PIGGYBACK); for experiments comparing the two. */
+void wire_set_piggyback(wire_t *w, bool on);
+
+/* Whether bulk copies to peer use cross-memory attach. */
+bool wire_peer_uses_cma(const wire_t *w, int peer);
+
+#endif

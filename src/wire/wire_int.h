@@ -1,0 +1,178 @@
+/* Private to src/wire: the shared-memory segment layout, per-peer state and
+ * the functions the wire's files call on each other. */
+#ifndef SL_WIRE_INT_H
+#define SL_WIRE_INT_H
+
+#include "util/list.h"
+#include "util/sys.h"
+#include "wire/credit.h"
+#include "wire/wire.h"
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
+#define SHM_VERSION 1u
+#define SHM_SLOT 64u
+#define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
+#define SHM_PIGGY_BYTES 2u
+
+/* Packet types the wire uses itself (above WIRE_TYPE_USER_MAX). */
+enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1 };
+/* Packet flags. */
+enum { PF_FIRST = 1, PF_LAST = 2, PF_PIGGY = 4 };
+
+/* Header of a packet, in its first slot.  seq is written last (release) and
+ * is the only word the receiver polls: SHM_SEQ(position) when the packet is
+ * there, 0 once the receiver has consumed the slot (it clears the first word
+ * of every slot it consumes, so stale payload can never look like a header). */
+typedef struct shm_pkt_hdr {
+    _Atomic uint32_t seq;
+    uint16_t src;
+    uint16_t len;   /* payload bytes */
+    uint8_t type;
+    uint8_t flags;
+    uint16_t rsvd;
+} shm_pkt_hdr_t;
+_Static_assert(sizeof(shm_pkt_hdr_t) == SHM_PKT_HDR, "packet header layout");
+
+#define SHM_SEQ(pos) (0x80000000u | (uint32_t)((pos) & 0x7fffffffu))
+
+/* Start of every rank's segment.  Written once by the owner before the
+ * attach fence, except the futex/sleepers line (owner and wakers) and the
+ * tail line (senders' fetch-and-add). */
+typedef struct shm_hdr {
+    uint64_t magic;
+    uint32_t version, rank, job_size, pid;
+    char jobkey[BOOT_JOBKEY_LEN];
+    uint32_t slots, credit_slots, quota, pkt_slots;
+    uint32_t stage_chans, stage_chunk;
+    uint64_t ring_off, stage_off, seg_len;
+    uint64_t self_addr; /* where the owner mapped it: target of the CMA probe */
+    SL_ALIGNED_LINE _Atomic uint32_t wake_seq; /* futex word */
+    _Atomic uint32_t sleepers;                 /* threads of the owner asleep on it */
+    SL_ALIGNED_LINE _Atomic uint64_t tail;     /* next free ring position */
+    SL_ALIGNED_LINE _Atomic uint64_t head;     /* owner's read position (for checks) */
+} shm_hdr_t;
+
+/* One staging channel of the pipelined fallback copy: two buffers, each
+ * EMPTY (the producer may fill it) or FULL (the consumer may drain it). */
+enum { STAGE_EMPTY = 0, STAGE_FULL = 1 };
+typedef struct SL_ALIGNED_LINE shm_stage_chan {
+    _Atomic uint32_t state[2];
+} shm_stage_chan_t;
+
+/* Request a peer to take part in a staged copy through our channel. */
+enum { STAGE_GET = 1, STAGE_PUT = 2 };
+typedef struct stage_req {
+    uint16_t kind, chan;
+    uint32_t rsvd;
+    uint64_t raddr, len;
+} stage_req_t;
+
+/* A target-side staged copy (the peer asked us to feed or drain its channel). */
+typedef struct stage_job {
+    struct stage_job *next;
+    int peer, kind, chan;
+    char *addr;
+    size_t len, chunks_done;
+} stage_job_t;
+
+/* A message parked for lack of credits (a copy: the caller's buffer is free). */
+typedef struct wire_pend {
+    sl_list_t link;
+    uint8_t type;
+    size_t len, off;
+    char data[];
+} wire_pend_t;
+
+typedef struct wire_peer {
+    pthread_mutex_t lock;   /* credits and pending, sender side */
+    uint32_t credits;       /* data slots we may still fill in its mailbox */
+    sl_list_t pending;      /* wire_pend_t, FIFO */
+    _Atomic uint32_t rx_pending; /* its slots we retrieved, credits not returned yet */
+    shm_hdr_t *hdr;         /* its segment, mapped */
+    char *ring;
+    shm_stage_chan_t *chans;
+    char *stage_bufs;
+    pid_t pid;
+    int pidfd;
+    bool cma;
+    _Atomic bool dead;
+} wire_peer_t;
+
+#define WIRE_STAT_INC(w, field, n)                                                          \
+    atomic_fetch_add_explicit(&(w)->stats.field, (n), memory_order_relaxed)
+
+typedef struct wire_stats_atomic {
+#define WIRE_STAT_FIELD_(f) _Atomic uint64_t f;
+#include "wire/stats_fields.h"
+#undef WIRE_STAT_FIELD_
+} wire_stats_atomic_t;
+
+struct wire {
+    boot_t *boot;
+    int rank, size;
+    wire_layout_t layout;
+    wire_recv_fn cb;
+    void *cb_arg;
+    int64_t spin_ns;
+    _Atomic bool piggyback;
+    bool check;            /* SLUICE_WIRE_CHECK */
+
+    shm_hdr_t *hdr;      /* own segment */
+    char *ring;
+    size_t seg_len;
+    char shm_name[64];
+    bool shm_linked;     /* name still in /dev/shm */
+    wire_peer_t *peers;  /* [size]; peers[rank] unused */
+
+    _Atomic int draining;  /* one thread drains at a time */
+    uint64_t head;         /* next ring position to read (drainer only) */
+    char *scratch;         /* packets that wrap around the ring end */
+
+    pthread_mutex_t self_lock; /* messages to ourselves */
+    sl_list_t self_q;
+    _Atomic int self_count;
+    _Atomic uint32_t kicked;
+
+    pthread_mutex_t stage_lock; /* staged copies, both roles */
+    uint64_t chan_free;         /* bitmap of our free channels */
+    wire_bulk_t *ops_head, *ops_tail;  /* our staged ops, in order */
+    stage_job_t *jobs;                 /* peers' staged ops we serve */
+    _Atomic int stage_active;
+
+    wire_stats_atomic_t stats;
+};
+
+/* shm.c */
+sl_status_t shm_create(wire_t *w);
+sl_status_t shm_attach_peers(wire_t *w);
+void shm_unlink_own(wire_t *w);
+void shm_detach(wire_t *w);
+uint32_t shm_pkt_slots(size_t len);
+/* Write one packet into peer's ring.  Data packets must hold the peer's lock
+ * and have taken the credits; credit packets need neither. */
+void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct iovec *iov,
+                 int iovcnt, size_t off, size_t len);
+int shm_drain(wire_t *w, int budget);
+bool shm_ring_ready(wire_t *w);
+void shm_wake(wire_t *w, shm_hdr_t *h);
+bool shm_check_dead(wire_t *w);
+
+/* wire.c */
+sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                               int iovcnt);
+void wire_credits_arrived(wire_t *w, int peer, uint32_t credits);
+void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data,
+                  size_t len);
+
+/* bulk.c */
+void bulk_init(wire_t *w);
+bool bulk_cma_probe(wire_t *w, int peer);
+void bulk_stage_request(wire_t *w, int src, const void *data, size_t len);
+int bulk_progress(wire_t *w);
+bool bulk_has_work(wire_t *w);
+void bulk_fini(wire_t *w);
+
+#endif
