@@ -133,6 +133,10 @@ static void job_on_signals(sr_job_t *job)
             fprintf(stderr, "sluicerun: received SIG%s; forwarding it to the job\n",
                     sigabbrev_np(sig));
             job->forwarded_sig = sig;
+            if (!job->status_set) { /* the job ends because it was asked to */
+                job->status_set = true;
+                job->status = 128 + sig;
+            }
             job_signal_all(job, sig);
             if (!job->tearing) {
                 job->tearing = true;
@@ -464,7 +468,7 @@ int job_run(const sr_opts_t *opts, int sigpipe_rd)
     }
     pmi_port_close(&job);
     job_remove_shm(&job);
-    int status = job.status_set ? job.status : job.forwarded_sig ? 128 + job.forwarded_sig : 0;
+    int status = job.status_set ? job.status : 0;
     free(pfd), free(ref), job_free(&job);
     return status;
 }

@@ -37,17 +37,17 @@ static const char sr_usage[] =
     "  --version            print the version and exit\n"
     "SEC may have a fraction (0.5).  Options also take the form --opt=VALUE.\n"
     "\n"
-    "Each rank gets PMI_FD (a connected socket; with --pmi-port PMI_PORT and PMI_ID\n"
-    "instead), PMI_RANK, PMI_SIZE, PMI_VERSION=1,\n"
-    "PMI_SUBVERSION=1 and SLUICE_JOBKEY (a fresh random 128-bit key, 32 hex digits).\n"
+    "Each rank gets PMI_FD (a connected socket), PMI_RANK, PMI_SIZE, PMI_VERSION=1,\n"
+    "PMI_SUBVERSION=1 and SLUICE_JOBKEY (a fresh random 128-bit key, 32 hex digits);\n"
+    "with --pmi-port, PMI_PORT and PMI_ID instead of PMI_FD.\n"
     "\n"
     "Exit status: 0 when every rank exits 0; otherwise that of the first rank to\n"
     "fail (its exit status, or 128+signal), or the code a rank passed to PMI abort;\n"
-    "124 on --timeout; 2 for a usage error; 126/127 when the program cannot be\n"
-    "executed / is not found.  When a rank fails, the others get SIGTERM, then\n"
-    "SIGKILL after the grace period.  SIGINT, SIGTERM and SIGHUP are forwarded to\n"
-    "the ranks.  At the end the job's shared memory (/dev/shm/sluice-<key>-*) is\n"
-    "removed.\n";
+    "124 on --timeout; 128+signal when sluicerun gets SIGINT, SIGTERM or SIGHUP\n"
+    "(it forwards them to the ranks); 2 for a usage error; 126/127 when the\n"
+    "program cannot be executed / is not found.  When a rank fails, the others get\n"
+    "SIGTERM, then SIGKILL after the grace period.  At the end the job's shared\n"
+    "memory (/dev/shm/sluice-<key>-*) is removed.\n";
 
 static int sr_usage_error(const char *fmt, const char *arg)
 {

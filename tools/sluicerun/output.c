@@ -99,9 +99,10 @@ static void out_flush_lines(sr_out_t *o, int rank)
         o->len -= n;
         memmove(o->buf, o->buf + n, o->len);
     }
-    if (o->len >= SR_OUT_LINE_MAX) { /* no newline in sight: forward a piece */
-        out_emit(o, rank, o->buf, o->len, true);
-        o->len = 0;
+    while (o->len >= SR_OUT_LINE_MAX) { /* no newline in sight: forward a piece */
+        out_emit(o, rank, o->buf, SR_OUT_LINE_MAX, true);
+        o->len -= SR_OUT_LINE_MAX;
+        memmove(o->buf, o->buf + SR_OUT_LINE_MAX, o->len);
     }
 }
 

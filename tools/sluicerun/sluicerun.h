@@ -85,7 +85,7 @@ typedef struct sr_job {
     bool killed;                /* SIGKILL sent */
     uint64_t kill_at_ns;
     uint64_t deadline_ns;       /* --timeout; 0 = none */
-    int forwarded_sig;          /* SIGINT/SIGTERM/SIGHUP received and forwarded */
+    int forwarded_sig;          /* first SIGINT/SIGTERM/SIGHUP received and forwarded */
     int sigpipe_rd;             /* self-pipe: signal numbers as bytes */
     int listen_fd;              /* --pmi-port: listening socket; else -1 */
     char port_env[64];          /* "PMI_PORT=127.0.0.1:<port>" */
