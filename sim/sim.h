@@ -60,6 +60,7 @@ struct sim_config {
     int64_t warmup, iter, max_cycles; /* measurement schedule, cycles */
     double conv_tol;        /* successive-iteration tolerance */
     int min_iters;          /* iterations measured before convergence test */
+    int flit;               /* flit-level reference mode instead of packets */
     int check;              /* verify invariants every cycle */
     int verbose;
 };

@@ -6,8 +6,6 @@
  * and credits stay within 0..buffer size.  Flits of live packets equal
  * the flits found in all those places (nothing created or lost).
  */
-#include <stdlib.h>
-
 #include "sim_net.h"
 
 static int sim_check_fail(const char *what, int r, int port, int vc, int got, int want)
@@ -59,22 +57,6 @@ static int sim_check_nodes(const struct sim_net *net, int64_t *flits)
     return SIM_OK;
 }
 
-static int64_t sim_live_flits(const struct sim_net *net)
-{
-    int64_t f = 0;
-    /* Walk the free list to mark free packets, counting live ones' flits. */
-    char *is_free = calloc((size_t)net->npkt_cap + 1, 1);
-    if (!is_free)
-        return -1;
-    for (int id = net->pkt_free; id >= 0; id = net->pkt[id].next)
-        is_free[id] = 1;
-    for (int id = 0; id < net->npkt_cap; id++)
-        if (!is_free[id])
-            f += net->pkt[id].len;
-    free(is_free);
-    return f;
-}
-
 int sim_check_invariants(const struct sim_net *net)
 {
     int64_t flits = 0;
@@ -87,8 +69,8 @@ int sim_check_invariants(const struct sim_net *net)
     int st = sim_check_nodes(net, &flits);
     if (st != SIM_OK)
         return st;
-    int64_t live = sim_live_flits(net);
-    if (live >= 0 && live != flits)
+    int64_t live = net->live_flits - (net->fl ? sim_flit_outside(net) : 0);
+    if (live != flits)
         return sim_check_fail("flit conservation", -1, -1, -1, (int)flits, (int)live);
     return SIM_OK;
 }

@@ -76,6 +76,7 @@ int sim_pkt_alloc(struct sim_net *net)
 
 void sim_pkt_free(struct sim_net *net, int id)
 {
+    net->live_flits -= net->pkt[id].len;
     net->pkt[id].next = net->pkt_free;
     net->pkt_free = id;
     net->live_pkts--;

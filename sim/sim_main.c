@@ -18,6 +18,7 @@ static void sim_usage(void)
          "  --cc none|fecn|fecn-aggr|rdrp       --limit L (RDRP outstanding packets)\n"
          "  --seed S --warmup C --iter C --max-cycles C --tol X --min-iters N\n"
          "  --booksim                BookSim validation preset (ugal, 3 global VCs, perm)\n"
+         "  --flit                   flit-level reference mode (slow; validates the default)\n"
          "  --check                  verify invariants every cycle   --verbose");
 }
 
@@ -72,6 +73,9 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--vcmode")) c->vcmode = sim_parse_enum(v, vcmodes, 2);
     else if (!strcmp(k, "--nvc")) c->nvc = atoi(v);
     else if (!strcmp(k, "--offered")) c->offered = atof(v);
+    else if (!strcmp(k, "--speedup")) c->speedup = atof(v);
+    else if (!strcmp(k, "--router-delay")) c->router_delay = atoi(v);
+    else if (!strcmp(k, "--buf")) c->buf_flits = atoi(v);
     else if (!strcmp(k, "--slow-frac")) c->slow_frac = atof(v);
     else if (!strcmp(k, "--slow-factor")) c->slow_factor = atoi(v);
     else if (!strcmp(k, "--cc")) return sim_set_cc(c, v);
@@ -96,6 +100,7 @@ static int sim_parse(struct sim_cli *cli, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (!strcmp(k, "--check")) cli->cfg.check = 1;
+        else if (!strcmp(k, "--flit")) cli->cfg.flit = 1;
         else if (!strcmp(k, "--verbose")) cli->cfg.verbose = 1;
         else if (!strcmp(k, "--booksim")) sim_preset_booksim(&cli->cfg);
         else if (!strcmp(k, "--validate")) cli->validate = 1;

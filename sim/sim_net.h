@@ -92,11 +92,15 @@ struct sim_net {
     /* Per (router, port, vc): index iv = ip*V + vc. */
     int32_t *in_head, *in_tail, *in_flits, *in_out, *in_ovc;
     int32_t *out_cred, *out_fwd, *out_ret, *out_cap;
+    int32_t *out_owner, *wait_head, *wait_tail; /* output VC holder, FIFO of waiters */
+    int32_t *wait_next;         /* per input VC: next waiter in that FIFO */
     struct sim_wheel *wheel;
+    struct sim_fl *fl;          /* flit-level mode state, NULL otherwise */
+    int64_t fcycle;             /* flit mode: next cycle to simulate */
     uint64_t rng;
     /* Statistics of the current measurement window. */
     int64_t acc_flits, acc_pkts, lat_sum, hop_sum, nonmin_pkts;
-    int64_t total_sunk, live_pkts;
+    int64_t total_sunk, live_pkts, live_flits;
     int nslow;
 };
 
@@ -127,6 +131,18 @@ void sim_node_arrive(struct sim_net *net, sim_tick_t t, int n, int pkt);
 void sim_node_sink_done(struct sim_net *net, sim_tick_t t, int n);
 void sim_node_credit(struct sim_net *net, sim_tick_t t, int n, int flits);
 void sim_node_generate(struct sim_net *net, sim_tick_t t, int n);
+enum { SIM_WANT_DATA = 1, SIM_WANT_CTRL = 2 };
+int sim_node_wants(struct sim_net *net, sim_tick_t t, int n, sim_tick_t *retry);
+int sim_node_new_pkt(struct sim_net *net, sim_tick_t t, int n, int len, int ctrl);
+void sim_node_header(struct sim_net *net, sim_tick_t t, int n, struct sim_pkt *pk);
+void sim_node_account(struct sim_net *net, sim_tick_t t, int n, int pkt);
+
+/* sim_flit.c */
+int sim_flit_init(struct sim_net *net);
+void sim_flit_free(struct sim_net *net);
+void sim_flit_cycle(struct sim_net *net, int64_t t);
+int64_t sim_flit_outside(const struct sim_net *net);
+int sim_flit_vc_codes(const struct sim_net *net, int iv, int32_t *out, int max);
 
 /* sim_check.c */
 int sim_check_invariants(const struct sim_net *net);

@@ -48,7 +48,9 @@ static sim_tick_t sim_becn_gate(struct sim_net *net, sim_tick_t t, struct sim_no
     return earliest > t ? earliest : 0;
 }
 
-static void sim_node_send(struct sim_net *net, sim_tick_t t, int n, int len, int ctrl)
+/* Create the next packet of node n (data or a 1-flit RDRP credit carrier)
+ * and update the node's bookkeeping; the caller puts it on the wire. */
+int sim_node_new_pkt(struct sim_net *net, sim_tick_t t, int n, int len, int ctrl)
 {
     struct sim_node *nd = &net->node[n];
     int id = sim_pkt_alloc(net);
@@ -77,6 +79,36 @@ static void sim_node_send(struct sim_net *net, sim_tick_t t, int n, int len, int
     }
     pk->credits = nd->rdrp_pending;
     nd->rdrp_pending = 0;
+    net->live_flits += len;
+    return id;
+}
+
+/* What node n wants to send at t, before looking at link credits:
+ * SIM_WANT_DATA and/or SIM_WANT_CTRL (RDRP credits owed).  *retry is set
+ * when BECN throttling holds data back until that tick. */
+int sim_node_wants(struct sim_net *net, sim_tick_t t, int n, sim_tick_t *retry)
+{
+    struct sim_node *nd = &net->node[n];
+    const struct sim_config *c = &net->cfg;
+    int have = c->offered >= 1.0 || nd->sq_n > 0, want = 0;
+    *retry = 0;
+    if (c->cc == SIM_CC_RDRP && nd->rdrp_out >= c->rdrp_limit)
+        have = 0; /* woken again when credits come back */
+    if (have && c->cc == SIM_CC_FECN)
+        *retry = sim_becn_gate(net, t, nd);
+    if (have && *retry == 0)
+        want |= SIM_WANT_DATA;
+    /* RDRP credits must flow even when no data can go, or two partners
+     * at their limits would wait on each other forever. */
+    if (nd->rdrp_pending > 0)
+        want |= SIM_WANT_CTRL;
+    return want;
+}
+
+static void sim_node_send(struct sim_net *net, sim_tick_t t, int n, int len, int ctrl)
+{
+    struct sim_node *nd = &net->node[n];
+    int id = sim_node_new_pkt(net, t, n, len, ctrl);
     nd->inj_cred -= len;
     nd->inj_fwd += len;
     nd->inj_free = t + (sim_tick_t)len * SIM_TPC;
@@ -89,24 +121,17 @@ static void sim_node_send(struct sim_net *net, sim_tick_t t, int n, int len, int
 void sim_node_try_inject(struct sim_net *net, sim_tick_t t, int n)
 {
     struct sim_node *nd = &net->node[n];
-    const struct sim_config *c = &net->cfg;
+    sim_tick_t retry;
     if (nd->inj_free > t) {
         sim_node_wake(net, nd->inj_free, n);
         return;
     }
-    int have = c->offered >= 1.0 || nd->sq_n > 0;
-    if (c->cc == SIM_CC_RDRP && nd->rdrp_out >= c->rdrp_limit)
-        have = 0; /* woken again when credits come back */
-    sim_tick_t retry = 0;
-    if (have && c->cc == SIM_CC_FECN)
-        retry = sim_becn_gate(net, t, nd);
-    if (have && retry == 0 && nd->inj_cred >= c->pkt_flits) {
-        sim_node_send(net, t, n, c->pkt_flits, 0);
+    int want = sim_node_wants(net, t, n, &retry);
+    if ((want & SIM_WANT_DATA) && nd->inj_cred >= net->cfg.pkt_flits) {
+        sim_node_send(net, t, n, net->cfg.pkt_flits, 0);
         return;
     }
-    /* RDRP credits must flow even when no data can go, or two partners
-     * at their limits would wait on each other forever. */
-    if (nd->rdrp_pending > 0 && nd->inj_cred >= 1) {
+    if ((want & SIM_WANT_CTRL) && nd->inj_cred >= 1) {
         sim_node_send(net, t, n, 1, 1);
         return;
     }
@@ -132,7 +157,7 @@ static void sim_eject_credit(struct sim_net *net, sim_tick_t t, int n, int len)
 
 /* The NIC reads the header as soon as it arrives: BECN and RDRP credits
  * take effect before the payload is sunk. */
-static void sim_node_header(struct sim_net *net, sim_tick_t t, int n, struct sim_pkt *pk)
+void sim_node_header(struct sim_net *net, sim_tick_t t, int n, struct sim_pkt *pk)
 {
     struct sim_node *nd = &net->node[n];
     const struct sim_config *c = &net->cfg;
@@ -143,7 +168,8 @@ static void sim_node_header(struct sim_net *net, sim_tick_t t, int n, struct sim
     }
     if (pk->credits > 0) {
         nd->rdrp_out -= pk->credits;
-        sim_node_try_inject(net, t, n);
+        if (!net->fl) /* the flit mode polls every cycle instead */
+            sim_node_try_inject(net, t, n);
     }
 }
 
@@ -154,6 +180,7 @@ void sim_node_arrive(struct sim_net *net, sim_tick_t t, int n, int pkt)
     int r = n / net->cfg.p, o = n % net->cfg.p;
     net->out_fwd[(r * net->P + o) * net->V] -= pk->len;
     sim_node_header(net, t, n, pk);
+    pk = &net->pkt[pkt]; /* the header may have injected: pool can move */
     if (pk->flags & PF_CTRL) {
         sim_eject_credit(net, t, n, pk->len);
         sim_pkt_free(net, pkt);
@@ -171,6 +198,26 @@ void sim_node_arrive(struct sim_net *net, sim_tick_t t, int n, int pkt)
     }
 }
 
+/* A data packet has been completely sunk at node n: statistics, the BECN
+ * owed for a FECN mark and the RDRP credit owed to the sender. */
+void sim_node_account(struct sim_net *net, sim_tick_t t, int n, int pkt)
+{
+    struct sim_node *nd = &net->node[n];
+    struct sim_pkt *pk = &net->pkt[pkt];
+    net->acc_flits += pk->len;
+    net->acc_pkts++;
+    net->total_sunk++;
+    net->lat_sum += t - pk->t_create;
+    net->hop_sum += pk->hops;
+    if (pk->flags & PF_NONMIN)
+        net->nonmin_pkts++;
+    if (pk->flags & PF_FECN)
+        nd->becn_pending++;
+    if (net->cfg.cc == SIM_CC_RDRP)
+        nd->rdrp_pending++;
+    sim_pkt_free(net, pkt);
+}
+
 void sim_node_sink_done(struct sim_net *net, sim_tick_t t, int n)
 {
     struct sim_node *nd = &net->node[n];
@@ -180,21 +227,10 @@ void sim_node_sink_done(struct sim_net *net, sim_tick_t t, int n)
     if (nd->ej_head < 0)
         nd->ej_tail = -1;
     nd->ej_flits -= pk->len;
-    net->acc_flits += pk->len;
-    net->acc_pkts++;
-    net->total_sunk++;
-    net->lat_sum += t - pk->t_create;
-    net->hop_sum += pk->hops;
-    if (pk->flags & PF_NONMIN)
-        net->nonmin_pkts++;
     sim_eject_credit(net, t, n, pk->len);
-    if (pk->flags & PF_FECN)
-        nd->becn_pending++;
-    if (net->cfg.cc == SIM_CC_RDRP) {
-        nd->rdrp_pending++;
+    sim_node_account(net, t, n, pkt);
+    if (net->cfg.cc == SIM_CC_RDRP)
         sim_node_try_inject(net, t, n);
-    }
-    sim_pkt_free(net, pkt);
     if (nd->ej_head >= 0) {
         sim_tick_t done = t + (sim_tick_t)net->pkt[nd->ej_head].len * nd->slow * SIM_TPC;
         sim_ev_push(net, done, EV_NSINK, n, 0, 0, -1);

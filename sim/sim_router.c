@@ -36,7 +36,11 @@ static void sim_req_del(struct sim_net *net, int ip, int k)
         net->req_rr[ip] = 0;
 }
 
-/* The packet at the front of input VC (r, pv) is routed and requests. */
+/* The packet at the front of input VC (r, pv) is routed and asks for its
+ * output VC.  As in a wormhole router (and BookSim), the output VC is
+ * allocated to one packet at a time regardless of credits: a packet that
+ * holds it while waiting for room downstream keeps others off that VC.
+ * Only the holder requests the switch; the others queue FIFO for the VC. */
 static void sim_head_setup(struct sim_net *net, sim_tick_t t, int r, int pv)
 {
     int ivx = r * net->P * net->V + pv, port = pv / net->V, out, ovc;
@@ -44,8 +48,32 @@ static void sim_head_setup(struct sim_net *net, sim_tick_t t, int r, int pv)
     sim_route(net, r, port, pk, &out, &ovc);
     net->in_out[ivx] = out;
     net->in_ovc[ivx] = ovc;
+    int ov = (r * net->P + out) * net->V + ovc;
+    if (net->out_owner[ov] >= 0) {
+        net->wait_next[ivx] = -1;
+        if (net->wait_tail[ov] >= 0)
+            net->wait_next[r * net->P * net->V + net->wait_tail[ov]] = pv;
+        else
+            net->wait_head[ov] = pv;
+        net->wait_tail[ov] = pv;
+        return;
+    }
+    net->out_owner[ov] = pv;
     sim_req_add(net, r * net->P + out, pv);
     sim_router_try_output(net, t, r, out);
+}
+
+/* The holder of output VC ov has crossed: hand the VC to the next waiter. */
+static void sim_vc_release(struct sim_net *net, int r, int ov)
+{
+    int pv = net->wait_head[ov];
+    net->out_owner[ov] = pv;
+    if (pv < 0)
+        return;
+    net->wait_head[ov] = net->wait_next[r * net->P * net->V + pv];
+    if (net->wait_head[ov] < 0)
+        net->wait_tail[ov] = -1;
+    sim_req_add(net, ov / net->V, pv);
 }
 
 void sim_router_arrive(struct sim_net *net, sim_tick_t t, int r, int pv, int pkt)
@@ -146,6 +174,7 @@ static void sim_grant(struct sim_net *net, sim_tick_t t, int r, int pv, int o)
     net->out_cred[ov] -= pk->len;
     net->out_occ[r * net->P + o] += pk->len;
     sim_link_send(net, t, r, o, ovc, pkt);
+    sim_vc_release(net, r, ov);
     /* The input buffer slot is free once the tail has crossed. */
     sim_return_credit(net, t + xt, r, port, vc, pk->len);
     sim_ev_push(net, t + xt, EV_IWAKE, r, port, 0, -1);

@@ -20,7 +20,7 @@ void sim_config_default(struct sim_config *c)
     c->lat_local = 2;
     c->lat_global = 10;
     c->lat_term = 1;
-    c->router_delay = 2;
+    c->router_delay = 1;
     c->pkt_flits = 16;
     c->traffic = SIM_TRAFFIC_PAIR;
     c->offered = 1.0;
@@ -91,6 +91,10 @@ static int sim_net_alloc(struct sim_net *net)
     net->out_fwd = sim_zalloc(nv, sizeof(int32_t), &ok);
     net->out_ret = sim_zalloc(nv, sizeof(int32_t), &ok);
     net->out_cap = sim_zalloc(nv, sizeof(int32_t), &ok);
+    net->out_owner = sim_zalloc(nv, sizeof(int32_t), &ok);
+    net->wait_head = sim_zalloc(nv, sizeof(int32_t), &ok);
+    net->wait_tail = sim_zalloc(nv, sizeof(int32_t), &ok);
+    net->wait_next = sim_zalloc(nv, sizeof(int32_t), &ok);
     net->node = sim_zalloc((size_t)net->N, sizeof(struct sim_node), &ok);
     net->wheel = sim_zalloc(1, sizeof(struct sim_wheel), &ok);
     return ok ? SIM_OK : SIM_ERR_NOMEM;
@@ -103,10 +107,12 @@ static void sim_net_free(struct sim_net *net)
             free(net->node[n].srcq);
     if (net->wheel)
         sim_wheel_free(net->wheel);
+    sim_flit_free(net);
     void *bufs[] = { net->in_xfree, net->out_xfree, net->out_lfree, net->out_wake, net->out_occ,
                      net->req, net->req_n, net->req_rr, net->in_head, net->in_tail,
                      net->in_flits, net->in_out, net->in_ovc, net->out_cred, net->out_fwd,
-                     net->out_ret, net->out_cap, net->node, net->wheel, net->pkt,
+                     net->out_ret, net->out_cap, net->out_owner, net->wait_head,
+                     net->wait_tail, net->wait_next, net->node, net->wheel, net->pkt,
                      net->nbr_r, net->nbr_p, net->lat };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
@@ -122,6 +128,7 @@ static void sim_net_reset_state(struct sim_net *net)
         for (int vc = 0; vc < net->V; vc++) {
             size_t iv = ip * net->V + vc;
             net->in_head[iv] = net->in_tail[iv] = net->in_out[iv] = -1;
+            net->out_owner[iv] = net->wait_head[iv] = net->wait_tail[iv] = -1;
             /* Ejection ports feed one node buffer: only VC 0 exists. */
             net->out_cap[iv] = (port < net->cfg.p && vc > 0) ? 0 : cap;
             net->out_cred[iv] = net->out_cap[iv];
@@ -196,6 +203,8 @@ static int sim_net_init(struct sim_net *net, const struct sim_config *cfg)
     st = sim_traffic_setup(net);
     if (st != SIM_OK)
         return st;
+    if (cfg->flit)
+        return sim_flit_init(net);
     for (int n = 0; n < net->N; n++) {
         if (cfg->offered >= 1.0)
             sim_ev_push(net, 0, EV_NINJ, n, 0, 0, -1);
@@ -261,13 +270,27 @@ struct sim_meter {
     int64_t last_sunk, last_progress;
 };
 
+/* Simulate one more tick (packet mode) or cycle (flit mode); returns the
+ * number of whole cycles simulated so far, or -1 mid-cycle. */
+static int64_t sim_tick_once(struct sim_net *net)
+{
+    if (net->fl) {
+        sim_flit_cycle(net, net->fcycle++);
+        return net->fcycle;
+    }
+    sim_step(net);
+    return net->wheel->now % SIM_TPC ? -1 : net->wheel->now / SIM_TPC;
+}
+
 /* Advance to the end of cycle 'cycle', checking invariants and progress. */
 static int sim_advance(struct sim_net *net, int64_t cycle, struct sim_meter *m)
 {
-    while (net->wheel->now < cycle * SIM_TPC) {
-        sim_step(net);
-        int64_t cyc = net->wheel->now / SIM_TPC;
-        if (net->wheel->now % SIM_TPC)
+    for (;;) {
+        int64_t done = net->fl ? net->fcycle : net->wheel->now / SIM_TPC;
+        if (done >= cycle && (net->fl || net->wheel->now % SIM_TPC == 0))
+            break;
+        int64_t cyc = sim_tick_once(net);
+        if (cyc < 0)
             continue;
         if (net->cfg.check && sim_check_invariants(net) != SIM_OK)
             return SIM_ERR_INVARIANT;
@@ -280,6 +303,36 @@ static int sim_advance(struct sim_net *net, int64_t cycle, struct sim_meter *m)
         }
     }
     return SIM_OK;
+}
+
+/* Diagnostic: flits queued in router input VCs, split by whether they are
+ * bound for a slow node, and VCs whose front packet is bound for one. */
+static void sim_debug_census(const struct sim_net *net)
+{
+    int64_t slow_f = 0, fast_f = 0, blocked_vcs = 0, nonempty = 0;
+    size_t nv = (size_t)net->R * net->P * net->V;
+    for (size_t iv = 0; iv < nv; iv++) {
+        if (!net->in_flits[iv])
+            continue;
+        nonempty++;
+        if (!net->fl) {
+            for (int id = net->in_head[iv]; id >= 0; id = net->pkt[id].next) {
+                int s = net->node[net->pkt[id].dst].slow > 1;
+                *(s ? &slow_f : &fast_f) += net->pkt[id].len;
+            }
+            blocked_vcs += net->node[net->pkt[net->in_head[iv]].dst].slow > 1;
+        } else {
+            int32_t codes[512];
+            int n = sim_flit_vc_codes(net, (int)iv, codes, 512);
+            for (int k = 0; k < n; k++) {
+                int s = net->node[net->pkt[codes[k] >> 5].dst].slow > 1;
+                *(s ? &slow_f : &fast_f) += 1;
+            }
+            blocked_vcs += n > 0 && net->node[net->pkt[codes[0] >> 5].dst].slow > 1;
+        }
+    }
+    fprintf(stderr, "census: nonempty VCs %lld, flits slow-bound %lld other %lld, VCs fronted by slow-bound %lld\n",
+            (long long)nonempty, (long long)slow_f, (long long)fast_f, (long long)blocked_vcs);
 }
 
 static int sim_measure(struct sim_net *net, struct sim_result *res)
@@ -298,6 +351,8 @@ static int sim_measure(struct sim_net *net, struct sim_result *res)
         if ((st = sim_advance(net, cyc, &m)) != SIM_OK)
             return st;
         double thr = (double)(net->acc_flits - fa) / ((double)c->iter * net->N);
+        if (c->verbose)
+            sim_debug_census(net);
         if (res->iters < 64)
             res->iter_thr[res->iters] = thr;
         res->iters++;
