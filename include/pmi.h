@@ -39,8 +39,10 @@ typedef int PMI_BOOL;
 
 /* Connect to the launcher (or become a singleton).  *spawned is set to
  * PMI_FALSE (dynamic spawning is not supported).  Calling it again after
- * success is a no-op returning PMI_SUCCESS.  PMI_ERR_INVALID_ARG when spawned
- * is NULL; PMI_FAIL when the launcher cannot be reached or misbehaves. */
+ * success is a no-op returning PMI_SUCCESS; after PMI_Finalize a process
+ * launched by a launcher cannot initialize again (PMI_FAIL).
+ * PMI_ERR_INVALID_ARG when spawned is NULL; PMI_FAIL when the launcher cannot
+ * be reached or misbehaves (the reason is printed on stderr). */
 int PMI_Init(int *spawned);
 
 /* *initialized = PMI_TRUE after a successful PMI_Init and before

@@ -38,7 +38,10 @@ const boot_info_t *boot_get_info(const boot_t *boot);
 
 /* Publish key=value for the whole job.  Visible to every rank's boot_get
  * after the next boot_fence.  Keys and values must be non-empty and contain
- * no spaces, '=' or newlines (PMI-1 has no quoting): SL_ERR_INVALID. */
+ * no spaces, '=' or newlines (PMI-1 has no quoting), keys shorter than 64
+ * and values shorter than 1024 bytes (or the launcher's smaller limits):
+ * SL_ERR_INVALID.  A second put of a key by the same rank replaces it; keys
+ * are unique per job (do not put another rank's key). */
 sl_status_t boot_put(boot_t *boot, const char *key, const char *value);
 
 /* Commit puts and wait until every rank of the job has entered the fence. */
@@ -52,7 +55,10 @@ sl_status_t boot_get(boot_t *boot, const char *key, char *value, size_t len);
  * Does not return (exits locally if the launcher cannot be told). */
 void boot_abort(boot_t *boot, int code, const char *msg) __attribute__((noreturn));
 
-/* Tell the launcher this rank finished cleanly and release the handle. */
+/* Tell the launcher this rank finished cleanly and release the handle.  The
+ * launcher connection cannot be opened again by this process afterwards
+ * (PMI-1 allows one init per process): a later boot_init under a launcher
+ * returns SL_ERR_CONFIG. */
 sl_status_t boot_fini(boot_t *boot);
 
 #endif

@@ -11,9 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PMI_REPLY_TOKENS 16
+
+/* PMI-1 allows one init per process: once this process finalized its
+ * launcher connection, PMI_FD may name something else and the launcher has
+ * written this rank off. */
+static bool pmi_finalized;
 
 struct boot_pmi_kv {
     boot_pmi_kv_t *next;
@@ -107,7 +113,7 @@ static sl_status_t pmi_read_line(boot_pmi_t *pmi, char *out)
 
 static void pmi_reply_split(pmi_reply_t *r)
 {
-    memcpy(r->raw, r->line, sizeof r->raw);
+    snprintf(r->raw, sizeof r->raw, "%s", r->line);
     r->ntok = 0;
     char *save = NULL;
     for (char *tok = strtok_r(r->line, " \t", &save); tok && r->ntok < PMI_REPLY_TOKENS;
@@ -228,6 +234,10 @@ static sl_status_t pmi_port_handshake(boot_pmi_t *pmi, int id)
     pmi_reply_t r;
     snprintf(req, sizeof req, "cmd=initack pmiid=%d\n", id);
     sl_status_t st = pmi_call(pmi, req, "initack", &r);
+    if (st == SL_OK && pmi_reply_rc(&r) != 0) {
+        sl_log_error("boot: the launcher refused PMI_ID=%d: '%s'", id, r.raw);
+        st = SL_ERR_PROTO;
+    }
     for (int i = 0; i < 3 && st == SL_OK; i++) {
         st = pmi_expect(pmi, "set", &r);
         if (st == SL_OK && pmi_reply_get(&r, "size")) st = pmi_reply_int(&r, "size", &pmi->size);
@@ -241,11 +251,16 @@ static sl_status_t pmi_connect(boot_pmi_t *pmi)
     sl_status_t st;
     int fd;
     const char *port = getenv("PMI_PORT");
+    if (pmi_finalized) {
+        sl_log_error("boot: this process already finalized its PMI connection");
+        return SL_ERR_CONFIG;
+    }
     if (getenv("PMI_FD")) {
         if ((st = pmi_env_int("PMI_FD", 0, INT_MAX, &fd)) != SL_OK) return st;
+        struct stat sb;
         int flags = fcntl(fd, F_GETFD);
-        if (flags < 0) {
-            sl_log_error("boot: PMI_FD=%d is not an open descriptor", fd);
+        if (flags < 0 || fstat(fd, &sb) != 0 || !S_ISSOCK(sb.st_mode)) {
+            sl_log_error("boot: PMI_FD=%d is not an open socket", fd);
             return SL_ERR_CONFIG;
         }
         /* programs this rank starts must not hold the launcher's connection */
@@ -478,6 +493,7 @@ sl_status_t boot_pmi_fini(boot_pmi_t *pmi)
     if (pmi->fd >= 0) {
         pmi_reply_t r;
         st = pmi_call(pmi, "cmd=finalize\n", "finalize_ack", &r);
+        pmi_finalized = true;
     }
     pmi_release(pmi);
     return st;

@@ -100,7 +100,18 @@ int main(int argc, char **argv)
     }
     CHECK_OK(boot_fence(boot));
     if (rank == 0) printf("jobkey=%s\n", info->jobkey);
+    bool singleton = info->singleton;
     CHECK_OK(boot_fini(boot));
+    /* PMI-1: one init per process; a singleton has no connection to lose */
+    boot_t *again = NULL;
+    sl_status_t st = boot_init(&again);
+    if (singleton) {
+        CHECK_OK(st);
+        CHECK_OK(boot_fini(again));
+    } else {
+        CHECK_EQ(st, SL_ERR_CONFIG);
+        CHECK(again == NULL);
+    }
     t_done("boot_kvs");
     return 0;
 }
