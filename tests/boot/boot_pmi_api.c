@@ -1,7 +1,8 @@
 /* A PMI-1 program written against pmi.h alone and linked with libpmi (not
  * with libsluice): the MPICH PMI-1 client API, its argument checks and
  * codes, and put/commit/barrier/get across ranks.  Runs under sluicerun,
- * under Hydra and as a singleton. */
+ * under Hydra and as a singleton.  With argument "abort R": rank R calls
+ * PMI_Abort(17, ...) while the others wait in PMI_Barrier (launcher_driver). */
 #include <pmi.h>
 
 #include "test.h"
@@ -10,8 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "abort") == 0) {
+        int spawned, me;
+        CHECK_EQ(PMI_Init(&spawned), PMI_SUCCESS);
+        CHECK_EQ(PMI_Get_rank(&me), PMI_SUCCESS);
+        if (me == atoi(argv[2])) PMI_Abort(17, "boot_pmi_api was asked to abort");
+        PMI_Barrier(); /* never completes: the aborting rank does not enter */
+        return 3;
+    }
     int spawned = -1, rank = -1, size = -1, appnum = -1, usize = 0;
     PMI_BOOL inited = PMI_TRUE;
     CHECK_EQ(PMI_Initialized(&inited), PMI_SUCCESS);
@@ -107,6 +116,9 @@ int main(void)
     CHECK_EQ(inited, PMI_FALSE);
     CHECK_EQ(PMI_Finalize(), PMI_ERR_INIT);
     CHECK_EQ(PMI_KVS_Put(kvs, "k", "v"), PMI_ERR_INIT);
+    /* one init per process under a launcher; a singleton may start over */
+    CHECK_EQ(PMI_Init(&spawned), er ? PMI_FAIL : PMI_SUCCESS);
+    if (!er) CHECK_EQ(PMI_Finalize(), PMI_SUCCESS);
     free(kvs);
     free(longkey);
     free(longval);

@@ -2,7 +2,7 @@
  * launcher does: exit status rules, teardown and its message, --timeout,
  * --grace, --prefix output, signal forwarding, parent-death, shared-memory
  * clean-up, option errors.  Usage:
- *   launcher_driver CASE SLUICERUN BOOT_CHILD BOOT_KVS
+ *   launcher_driver CASE SLUICERUN BOOT_CHILD BOOT_KVS BOOT_PMI_API
  * Every run has a wall-clock bound; nothing here sleeps to synchronise. */
 #include "test.h"
 
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *sluicerun, *child, *kvs_prog;
+static const char *sluicerun, *child, *kvs_prog, *pmi_api_prog;
 
 typedef struct run {
     int status;         /* exit status, or 128+signal */
@@ -165,6 +165,12 @@ static void case_abort(void)
     EXPECT_ERR("sluicerun: rank 1 (pid ");
     EXPECT_ERR("called PMI abort with exit code 42; terminating the job");
     EXPECT_ERR("boot_child was asked to abort");
+    /* the same through libpmi's PMI_Abort */
+    RUN(10, S(sluicerun), S("-n"), S("3"), S(pmi_api_prog), S("abort"), S("2"));
+    EXPECT_STATUS(17);
+    EXPECT_ERR("sluicerun: rank 2 (pid ");
+    EXPECT_ERR("called PMI abort with exit code 17; terminating the job");
+    EXPECT_ERR("boot_pmi_api was asked to abort");
 }
 
 static void case_timeout(void)
@@ -373,13 +379,14 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s CASE SLUICERUN BOOT_CHILD BOOT_KVS\n", argv[0]);
+    if (argc != 6) {
+        fprintf(stderr, "usage: %s CASE SLUICERUN BOOT_CHILD BOOT_KVS BOOT_PMI_API\n", argv[0]);
         return 2;
     }
     sluicerun = argv[2];
     child = argv[3];
     kvs_prog = argv[4];
+    pmi_api_prog = argv[5];
     signal(SIGPIPE, SIG_IGN);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
