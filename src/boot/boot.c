@@ -37,7 +37,8 @@ static sl_status_t boot_jobkey_draw(char *out)
         sl_log_error("boot: no random bytes for the job key");
         return st;
     }
-    for (size_t i = 0; i < sizeof bytes; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
     return SL_OK;
 }
 

@@ -97,7 +97,8 @@ static sl_status_t pmi_read_line(boot_pmi_t *pmi, char *out)
         ssize_t n = read(pmi->fd, pmi->rbuf + pmi->rlen, sizeof pmi->rbuf - pmi->rlen);
         if (n < 0) {
             if (errno == EINTR) continue;
-            if (errno == ECONNRESET) n = 0;
+            if (errno == ECONNRESET)
+                n = 0;
             else {
                 sl_log_error("boot: reading from the PMI connection: %s", strerror(errno));
                 return SL_ERR_SYS;
@@ -187,8 +188,7 @@ static sl_status_t pmi_connect_port(boot_pmi_t *pmi, const char *port_env)
 {
     char host[256];
     const char *colon = strrchr(port_env, ':');
-    if (!colon || colon == port_env || (size_t)(colon - port_env) >= sizeof host ||
-        !colon[1]) {
+    if (!colon || colon == port_env || (size_t)(colon - port_env) >= sizeof host || !colon[1]) {
         sl_log_error("boot: PMI_PORT='%s' is not host:port", port_env);
         return SL_ERR_CONFIG;
     }
@@ -267,7 +267,8 @@ static sl_status_t pmi_connect(boot_pmi_t *pmi)
         fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
         if ((st = pmi_env_int("PMI_RANK", 0, INT_MAX, &pmi->rank)) != SL_OK ||
             (st = pmi_env_int("PMI_SIZE", 1, INT_MAX, &pmi->size)) != SL_OK) {
-            if (st == SL_ERR_NOTFOUND) sl_log_error("boot: PMI_FD is set but PMI_RANK or PMI_SIZE is not");
+            if (st == SL_ERR_NOTFOUND)
+                sl_log_error("boot: PMI_FD is set but PMI_RANK or PMI_SIZE is not");
             return SL_ERR_CONFIG;
         }
         pmi->fd = fd;
@@ -300,8 +301,8 @@ static int pmi_cap(int launcher_max, int local_max)
 static sl_status_t pmi_handshake(boot_pmi_t *pmi)
 {
     pmi_reply_t r;
-    sl_status_t st = pmi_call(pmi, "cmd=init pmi_version=1 pmi_subversion=1\n",
-                              "response_to_init", &r);
+    sl_status_t st =
+        pmi_call(pmi, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", &r);
     if (st != SL_OK) return st;
     if (pmi_reply_rc(&r) != 0) {
         sl_log_error("boot: the launcher refused PMI version 1.1: '%s'", r.raw);

@@ -23,14 +23,14 @@
 typedef struct boot_pmi_kv boot_pmi_kv_t;
 
 typedef struct boot_pmi {
-    int fd;                /* -1 for a singleton */
+    int fd; /* -1 for a singleton */
     int rank, size, appnum;
     bool singleton;
     int kvsname_max, keylen_max, vallen_max; /* from get_maxes, capped */
     char kvsname[BOOT_PMI_KVSNAME_MAX];
     char rbuf[BOOT_PMI_LINE_MAX]; /* received bytes not yet consumed */
     size_t rlen;
-    boot_pmi_kv_t *local;  /* singleton key-value space */
+    boot_pmi_kv_t *local; /* singleton key-value space */
 } boot_pmi_t;
 
 /* Connect to the launcher named by the environment (or become a singleton)

@@ -149,14 +149,17 @@ int main(int argc, char **argv)
     int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
     int rank = env_rank();
     if (strcmp(mode, "pause") == 0) {
-        for (;;) pause();
+        for (;;)
+            pause();
     } else if (strcmp(mode, "ignore-term") == 0) {
         signal(SIGTERM, SIG_IGN);
-        for (;;) pause();
+        for (;;)
+            pause();
     } else if (strcmp(mode, "ready") == 0) {
         printf("ready %d %ld\n", rank, (long)getpid());
         fflush(stdout);
-        for (;;) pause();
+        for (;;)
+            pause();
     } else if (strcmp(mode, "output") == 0) {
         return mode_output(a);
     } else if (strcmp(mode, "env") == 0) {
@@ -167,7 +170,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "fail") == 0 && argc > 4 && strcmp(argv[4], "pause") == 0) {
         if (rank == a) exit(b);
         signal(SIGTERM, on_term);
-        for (;;) pause();
+        for (;;)
+            pause();
     }
     boot_t *boot = init_or_die();
     if (strcmp(mode, "ok") == 0) {

@@ -61,8 +61,8 @@ int main(int argc, char **argv)
         CHECK_MSG(strcmp(got, value) == 0, "rank %d's value: got '%s', want '%s'", r, got, value);
         snprintf(key, sizeof key, "jobkey-%d", r);
         CHECK_OK(boot_get(boot, key, got, sizeof got));
-        CHECK_MSG(strcmp(got, info->jobkey) == 0, "rank %d has job key %s, rank %d has %s", r,
-                  got, rank, info->jobkey);
+        CHECK_MSG(strcmp(got, info->jobkey) == 0, "rank %d has job key %s, rank %d has %s", r, got,
+                  rank, info->jobkey);
     }
 
     /* error contract */

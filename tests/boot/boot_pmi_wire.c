@@ -94,7 +94,8 @@ static int port_connect(void)
 {
     const char *port = strrchr(getenv("PMI_PORT"), ':');
     CHECK(port != NULL);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port + 1)),
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)atoi(port + 1)),
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int s = socket(AF_INET, SOCK_STREAM, 0);
     CHECK(s >= 0 && connect(s, (struct sockaddr *)&sa, sizeof sa) == 0);
@@ -195,8 +196,8 @@ int main(void)
               "get of an unknown key: '%s'", line);
 
     /* put, barrier, get across ranks */
-    snprintf(req, sizeof req, "cmd=put kvsname=%s key=wire-%d value=v%d-%s\n", kvs, rank,
-             rank * 31, "x");
+    snprintf(req, sizeof req, "cmd=put kvsname=%s key=wire-%d value=v%d-%s\n", kvs, rank, rank * 31,
+             "x");
     send_str(req);
     expect("cmd=put_result rc=0 msg=success");
     send_str("cmd=barrier_in\n");

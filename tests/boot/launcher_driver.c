@@ -22,10 +22,10 @@
 static const char *sluicerun, *child, *kvs_prog, *pmi_api_prog;
 
 typedef struct run {
-    int status;         /* exit status, or 128+signal */
-    double seconds;     /* wall time */
-    char out[1 << 20];  /* captured stdout */
-    char err[1 << 16];  /* captured stderr */
+    int status;        /* exit status, or 128+signal */
+    double seconds;    /* wall time */
+    char out[1 << 20]; /* captured stdout */
+    char err[1 << 16]; /* captured stderr */
     size_t outlen, errlen;
 } run_t;
 
@@ -65,7 +65,8 @@ static void collect(int *outfd, int *errfd, double t0, double limit, const char 
     while (*outfd >= 0 || *errfd >= 0) {
         if (until) {
             int seen = 0;
-            for (const char *p = R.out; (p = strstr(p, until)) != NULL; p++) seen++;
+            for (const char *p = R.out; (p = strstr(p, until)) != NULL; p++)
+                seen++;
             if (seen >= count) return;
         }
         struct pollfd p[2] = {{.fd = *outfd, .events = POLLIN}, {.fd = *errfd, .events = POLLIN}};
@@ -116,16 +117,16 @@ static void run(double limit, char *const argv[])
     finish(pid, t0, limit);
 }
 
-#define RUN(limit, ...)                                                                     \
-    do {                                                                                    \
-        char *argv_[] = {__VA_ARGS__, NULL};                                                \
-        run(limit, argv_);                                                                  \
+#define RUN(limit, ...)                                                                            \
+    do {                                                                                           \
+        char *argv_[] = {__VA_ARGS__, NULL};                                                       \
+        run(limit, argv_);                                                                         \
     } while (0)
 
 #define S(x) ((char *)(x))
-#define EXPECT_STATUS(want)                                                                 \
+#define EXPECT_STATUS(want)                                                                        \
     CHECK_MSG(R.status == (want), "status %d, want %d; stderr:\n%s", R.status, (want), R.err)
-#define EXPECT_ERR(text)                                                                    \
+#define EXPECT_ERR(text)                                                                           \
     CHECK_MSG(strstr(R.err, text) != NULL, "stderr lacks '%s':\n%s", text, R.err)
 
 static void case_ok(void)
@@ -234,7 +235,8 @@ static void case_prefix(void)
             tails++;
         }
     }
-    for (int r = 0; r < nranks; r++) CHECK_EQ(seen[r], nlines);
+    for (int r = 0; r < nranks; r++)
+        CHECK_EQ(seen[r], nlines);
     CHECK_EQ(tails, nranks);
     for (int r = 0; r < nranks; r++) {
         char want[64];
@@ -293,8 +295,8 @@ static void case_badopts(void)
     EXPECT_ERR("Exec format error");
     RUN(5, S(sluicerun), S("--help"));
     EXPECT_STATUS(0);
-    const char *opts[] = {"-n N", "-np N", "--prefix", "-l", "--timeout SEC", "--grace SEC",
-                          "--help", "--version"};
+    const char *opts[] = {"-n N",          "-np N",       "--prefix", "-l",
+                          "--timeout SEC", "--grace SEC", "--help",   "--version"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         CHECK_MSG(strstr(R.out, opts[i]), "--help does not document %s", opts[i]);
 }
@@ -368,13 +370,20 @@ static const struct {
     const char *name;
     void (*fn)(void);
 } cases[] = {
-    {"ok", case_ok},           {"exit_code", case_exit_code},
-    {"signal", case_signal},   {"abort", case_abort},
-    {"timeout", case_timeout}, {"survivors", case_survivors},
-    {"finalize", case_finalize_rules}, {"prefix", case_prefix},
-    {"badopts", case_badopts}, {"env", case_env},
-    {"jobkey", case_jobkey},   {"shm", case_shm},
-    {"sigint", case_sigint},   {"pdeathsig", case_pdeathsig},
+    {"ok", case_ok},
+    {"exit_code", case_exit_code},
+    {"signal", case_signal},
+    {"abort", case_abort},
+    {"timeout", case_timeout},
+    {"survivors", case_survivors},
+    {"finalize", case_finalize_rules},
+    {"prefix", case_prefix},
+    {"badopts", case_badopts},
+    {"env", case_env},
+    {"jobkey", case_jobkey},
+    {"shm", case_shm},
+    {"sigint", case_sigint},
+    {"pdeathsig", case_pdeathsig},
 };
 
 int main(int argc, char **argv)

@@ -56,6 +56,7 @@ void job_teardown(sr_job_t *job)
         job->killed = true;
         return;
     }
+    job->term_sig = SIGTERM;
     job_signal_all(job, SIGTERM);
     job->kill_at_ns = sl_now_ns() + (uint64_t)(job->opts->grace * 1e9);
 }
@@ -85,8 +86,7 @@ static void job_rank_ended(sr_job_t *job, sr_rank_t *r, bool signaled, int code)
         job_fail(job, 128 + code, "rank %d (pid %ld) killed by signal %d (%s)", r->rank,
                  (long)r->pid, code, strsignal(code));
     } else if (code != 0) {
-        job_fail(job, code, "rank %d (pid %ld) exited with status %d", r->rank, (long)r->pid,
-                 code);
+        job_fail(job, code, "rank %d (pid %ld) exited with status %d", r->rank, (long)r->pid, code);
     } else if (r->pmi_inited && !r->finalized && job->live > 0) {
         job_fail(job, 1, "rank %d (pid %ld) exited without calling PMI finalize", r->rank,
                  (long)r->pid);
@@ -140,6 +140,7 @@ static void job_on_signals(sr_job_t *job)
             job_signal_all(job, sig);
             if (!job->tearing) {
                 job->tearing = true;
+                job->term_sig = sig;
                 job->kill_at_ns = sl_now_ns() + (uint64_t)(job->opts->grace * 1e9);
             }
         }
@@ -159,9 +160,10 @@ static void job_on_timers(sr_job_t *job)
     if (job->tearing && !job->killed && now >= job->kill_at_ns) {
         job->killed = true;
         int left = 0;
-        for (int i = 0; i < job->n; i++) left += !job->ranks[i].reaped;
-        fprintf(stderr, "sluicerun: %d rank(s) still alive %g s after SIGTERM; sending SIGKILL\n",
-                left, job->opts->grace);
+        for (int i = 0; i < job->n; i++)
+            left += !job->ranks[i].reaped;
+        fprintf(stderr, "sluicerun: %d rank(s) still alive %g s after SIG%s; sending SIGKILL\n",
+                left, job->opts->grace, sigabbrev_np(job->term_sig));
         job_signal_all(job, SIGKILL);
     }
 }
@@ -226,8 +228,10 @@ static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
             if (!pfd[i].revents) continue;
             sr_rank_t *r = ref[i].rank;
             if (ref[i].what == 0) {
-                if (r->olen && (pfd[i].revents & POLLOUT)) pmi_server_on_writable(job, r);
-                else pmi_server_on_readable(job, r);
+                if (r->olen && (pfd[i].revents & POLLOUT))
+                    pmi_server_on_writable(job, r);
+                else
+                    pmi_server_on_readable(job, r);
             } else if (ref[i].what == 3) {
                 pmi_port_on_accept(job);
             } else if (ref[i].what == 4) {
@@ -245,24 +249,25 @@ static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
 
 static bool env_is_ours(const char *entry)
 {
-    static const char *const ours[] = {"PMI_FD=",      "PMI_RANK=",       "PMI_SIZE=",
-                                       "PMI_VERSION=", "PMI_SUBVERSION=", "PMI_PORT=",
-                                       "PMI_ID=",      "SLUICE_JOBKEY="};
+    static const char *const ours[] = {
+        "PMI_FD=",         "PMI_RANK=", "PMI_SIZE=", "PMI_VERSION=",
+        "PMI_SUBVERSION=", "PMI_PORT=", "PMI_ID=",   "SLUICE_JOBKEY="};
     for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
         if (strncmp(entry, ours[i], strlen(ours[i])) == 0) return true;
     return false;
 }
 
 /* The child's side, between fork and exec: only async-signal-safe calls. */
-static void job_child(const sr_job_t *job, int rank, int pmi_fd, const int *outp,
-                      const int *errp, int errpipe, char **envp, pid_t parent)
+static void job_child(const sr_job_t *job, int rank, int pmi_fd, const int *outp, const int *errp,
+                      int errpipe, char **envp, pid_t parent)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(SR_EXIT_NOTFOUND); /* launcher already gone */
-    setpgid(0, job->pgid); /* rank 0: pgid is 0, it becomes the leader */
+    setpgid(0, job->pgid);                            /* rank 0: pgid is 0, it becomes the leader */
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &dfl, NULL);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &dfl, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -310,10 +315,12 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
     snprintf(rankv, sizeof rankv, "PMI_RANK=%d", rank);
     snprintf(sizev, sizeof sizev, "PMI_SIZE=%d", job->n);
     snprintf(keyv, sizeof keyv, "SLUICE_JOBKEY=%s", job->jobkey);
-    char *extra[] = {fdv,  rankv, sizev, "PMI_VERSION=1", "PMI_SUBVERSION=1",
-                     keyv, port ? job->port_env : NULL, NULL};
+    char *extra[] = {
+        fdv, rankv, sizev, "PMI_VERSION=1", "PMI_SUBVERSION=1", keyv, port ? job->port_env : NULL,
+        NULL};
     int k = 0;
-    for (; extra[k]; k++) envp[nenv + k] = extra[k];
+    for (; extra[k]; k++)
+        envp[nenv + k] = extra[k];
     envp[nenv + k] = NULL;
 
     sigset_t all, old;
@@ -362,7 +369,8 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
 static int job_spawn_all(sr_job_t *job)
 {
     int nenv = 0;
-    for (char **e = environ; *e; e++) nenv++;
+    for (char **e = environ; *e; e++)
+        nenv++;
     char **envp = calloc((size_t)nenv + 8, sizeof *envp);
     if (!envp) {
         fprintf(stderr, "sluicerun: out of memory\n");
@@ -372,7 +380,8 @@ static int job_spawn_all(sr_job_t *job)
     for (char **e = environ; *e; e++)
         if (!env_is_ours(*e)) envp[k++] = *e;
     int rc = 0;
-    for (int i = 0; i < job->n && rc == 0; i++) rc = job_spawn_rank(job, i, envp, k);
+    for (int i = 0; i < job->n && rc == 0; i++)
+        rc = job_spawn_rank(job, i, envp, k);
     free(envp);
     return rc;
 }
@@ -419,7 +428,8 @@ static int job_make_key(sr_job_t *job)
         fprintf(stderr, "sluicerun: cannot draw the job key: %s\n", strerror(errno));
         return -1;
     }
-    for (int i = 0; i < 16; i++) snprintf(job->jobkey + 2 * i, 3, "%02x", bytes[i]);
+    for (int i = 0; i < 16; i++)
+        snprintf(job->jobkey + 2 * i, 3, "%02x", bytes[i]);
     return 0;
 }
 
@@ -461,9 +471,10 @@ int job_run(const sr_opts_t *opts, int sigpipe_rd)
     }
     job_loop(&job, pfd, ref);
     for (int i = 0; i < job.n; i++)
-        for (int k = 0; k < 2; k++) out_drain_and_close(&job.ranks[i].out[k], i);
+        for (int k = 0; k < 2; k++)
+            out_drain_and_close(&job.ranks[i].out[k], i);
     if (job.pgid > 0) {
-        kill(-job.pgid, SIGKILL);     /* leftovers the ranks started */
+        kill(-job.pgid, SIGKILL);   /* leftovers the ranks started */
         waitpid(job.pgid, NULL, 0); /* rank 0, kept a zombie until now */
     }
     pmi_port_close(&job);

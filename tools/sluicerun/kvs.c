@@ -5,21 +5,22 @@
 #include <string.h>
 
 typedef struct kvs_entry {
-    char *key;     /* NULL: free slot */
+    char *key; /* NULL: free slot */
     char *value;
-    int owner;     /* rank that put it */
+    int owner; /* rank that put it */
 } kvs_entry_t;
 
 struct sr_kvs {
     kvs_entry_t *slots;
-    size_t cap;    /* power of two */
+    size_t cap; /* power of two */
     size_t count;
 };
 
 static uint64_t kvs_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
 }
 

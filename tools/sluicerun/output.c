@@ -46,7 +46,8 @@ static void out_emit(sr_out_t *o, int rank, const char *text, size_t len, bool a
     int plen = snprintf(prefix, sizeof prefix, "[%d] ", rank);
     /* count lines to size one output buffer */
     size_t lines = 0;
-    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
     if (add_newline) lines++;
     size_t total = len + lines * (size_t)plen + (add_newline ? 1 : 0);
     char *w = malloc(total);

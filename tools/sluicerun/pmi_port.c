@@ -29,15 +29,15 @@ int pmi_port_listen(sr_job_t *job)
         fprintf(stderr, "sluicerun: out of memory\n");
         return -1;
     }
-    for (int i = 0; i < job->npending; i++) job->pending[i].fd = -1;
+    for (int i = 0; i < job->npending; i++)
+        job->pending[i].fd = -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof sa;
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
         listen(fd, job->n < 128 ? 128 : job->n) != 0 ||
         getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
-        fprintf(stderr, "sluicerun: --pmi-port: cannot listen on 127.0.0.1: %s\n",
-                strerror(errno));
+        fprintf(stderr, "sluicerun: --pmi-port: cannot listen on 127.0.0.1: %s\n", strerror(errno));
         if (fd >= 0) close(fd);
         return -1;
     }

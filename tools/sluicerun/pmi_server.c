@@ -48,7 +48,8 @@ static void srv_reply(sr_job_t *job, sr_rank_t *r, const char *fmt, ...)
     line[n++] = '\n';
     if (r->olen + (size_t)n > r->ocap) {
         size_t cap = r->ocap ? r->ocap : 1024;
-        while (cap < r->olen + (size_t)n) cap *= 2;
+        while (cap < r->olen + (size_t)n)
+            cap *= 2;
         char *b = realloc(r->obuf, cap);
         if (!b) {
             fprintf(stderr, "sluicerun: out of memory answering rank %d\n", r->rank);

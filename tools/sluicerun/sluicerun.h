@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SR_PMI_LINE_MAX 4096      /* longest PMI request accepted, newline included */
-#define SR_KVSNAME_MAX 256        /* limits announced by get_maxes */
+#define SR_PMI_LINE_MAX 4096 /* longest PMI request accepted, newline included */
+#define SR_KVSNAME_MAX 256   /* limits announced by get_maxes */
 #define SR_KEYLEN_MAX 64
 #define SR_VALLEN_MAX 1024
 #define SR_OUT_LINE_MAX (1 << 20) /* longer output lines are forwarded in pieces */
@@ -27,19 +27,19 @@
 
 typedef struct sr_opts {
     int nranks;
-    bool prefix;        /* --prefix / -l */
-    double timeout;     /* seconds; 0 = none */
-    double grace;       /* seconds between SIGTERM and SIGKILL at teardown */
-    bool pmi_port;      /* --pmi-port: PMI_PORT + PMI_ID instead of PMI_FD */
-    const char *path;   /* resolved program */
-    char **argv;        /* program and its arguments (argv[0] as given) */
+    bool prefix;      /* --prefix / -l */
+    double timeout;   /* seconds; 0 = none */
+    double grace;     /* seconds between SIGTERM and SIGKILL at teardown */
+    bool pmi_port;    /* --pmi-port: PMI_PORT + PMI_ID instead of PMI_FD */
+    const char *path; /* resolved program */
+    char **argv;      /* program and its arguments (argv[0] as given) */
 } sr_opts_t;
 
 /* One forwarded output stream of a rank (--prefix only). */
 typedef struct sr_out {
-    int fd;     /* read end of the rank's pipe; -1 once closed */
-    int dest;   /* 1 (stdout) or 2 (stderr) */
-    char *buf;  /* bytes of the current, unfinished line */
+    int fd;    /* read end of the rank's pipe; -1 once closed */
+    int dest;  /* 1 (stdout) or 2 (stderr) */
+    char *buf; /* bytes of the current, unfinished line */
     size_t len, cap;
 } sr_out_t;
 
@@ -48,23 +48,23 @@ typedef struct sr_rank {
     pid_t pid;
     bool reaped;
     /* PMI connection */
-    int pmi_fd;                 /* launcher's end; -1 once closed */
-    char in[SR_PMI_LINE_MAX];   /* request bytes not yet processed */
+    int pmi_fd;               /* launcher's end; -1 once closed */
+    char in[SR_PMI_LINE_MAX]; /* request bytes not yet processed */
     size_t inlen;
-    bool discarding;            /* skipping the rest of an over-long line */
-    bool multi;                 /* inside an unsupported mcmd=... block */
-    char *obuf;                 /* replies not yet written (socket full) */
+    bool discarding; /* skipping the rest of an over-long line */
+    bool multi;      /* inside an unsupported mcmd=... block */
+    char *obuf;      /* replies not yet written (socket full) */
     size_t olen, ocap;
     bool pmi_inited, finalized, in_barrier;
-    bool pmi_claimed;           /* --pmi-port: a connection said it is this rank */
-    sr_out_t out[2];            /* stdout, stderr (--prefix) */
+    bool pmi_claimed; /* --pmi-port: a connection said it is this rank */
+    sr_out_t out[2];  /* stdout, stderr (--prefix) */
 } sr_rank_t;
 
 typedef struct sr_kvs sr_kvs_t;
 
 /* --pmi-port: an accepted connection that has not said which rank it is. */
 typedef struct sr_pending {
-    int fd;      /* -1: free slot */
+    int fd; /* -1: free slot */
     char buf[256];
     size_t len;
 } sr_pending_t;
@@ -73,23 +73,24 @@ typedef struct sr_job {
     const sr_opts_t *opts;
     int n;
     sr_rank_t *ranks;
-    pid_t pgid;                 /* the job's process group (rank 0's pid) */
-    int live;                   /* ranks not yet reaped */
-    char jobkey[33];            /* 32 lowercase hex digits */
+    pid_t pgid;      /* the job's process group (rank 0's pid) */
+    int live;        /* ranks not yet reaped */
+    char jobkey[33]; /* 32 lowercase hex digits */
     char kvsname[64];
     sr_kvs_t *kvs;
-    int barrier_count;          /* ranks inside the current barrier */
-    bool status_set;            /* the job's exit status is decided */
+    int barrier_count; /* ranks inside the current barrier */
+    bool status_set;   /* the job's exit status is decided */
     int status;
-    bool tearing;               /* SIGTERM sent, SIGKILL pending */
-    bool killed;                /* SIGKILL sent */
+    bool tearing; /* SIGTERM sent, SIGKILL pending */
+    bool killed;  /* SIGKILL sent */
+    int term_sig; /* the signal that started the teardown (SIGTERM, or forwarded) */
     uint64_t kill_at_ns;
-    uint64_t deadline_ns;       /* --timeout; 0 = none */
-    int forwarded_sig;          /* first SIGINT/SIGTERM/SIGHUP received and forwarded */
-    int sigpipe_rd;             /* self-pipe: signal numbers as bytes */
-    int listen_fd;              /* --pmi-port: listening socket; else -1 */
-    char port_env[64];          /* "PMI_PORT=127.0.0.1:<port>" */
-    sr_pending_t *pending;      /* --pmi-port: n + 16 slots for connections not yet identified */
+    uint64_t deadline_ns;  /* --timeout; 0 = none */
+    int forwarded_sig;     /* first SIGINT/SIGTERM/SIGHUP received and forwarded */
+    int sigpipe_rd;        /* self-pipe: signal numbers as bytes */
+    int listen_fd;         /* --pmi-port: listening socket; else -1 */
+    char port_env[64];     /* "PMI_PORT=127.0.0.1:<port>" */
+    sr_pending_t *pending; /* --pmi-port: n + 16 slots for connections not yet identified */
     int npending;
 } sr_job_t;
 
