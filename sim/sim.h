@@ -86,7 +86,16 @@ int sim_config_finish(struct sim_config *cfg);
 int sim_run(const struct sim_config *cfg, struct sim_result *res);
 
 /* Figure drivers (sim_figure.c).  Write CSVs into outdir. */
-int sim_figure(int fig, const char *outdir, int seeds, int quick, int nodes_small);
-int sim_validate(const char *outdir, int big, int64_t cycles);
+struct sim_fig_opts {
+    int flit;               /* run the sweep in the flit-level mode */
+    int64_t max_cycles;     /* 0 = default */
+    double pcts[16];        /* percent of slow nodes (Figs. 1, 4); npcts 0 = default */
+    int npcts;
+    int limits[16];         /* RDRP limits (Fig. 5); nlimits 0 = default */
+    int nlimits;
+};
+int sim_figure(int fig, const char *outdir, int seeds, int quick, int nodes_small,
+               const struct sim_fig_opts *fo);
+int sim_validate(const char *outdir, int big, int64_t cycles, int flit);
 
 #endif

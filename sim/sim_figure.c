@@ -33,8 +33,8 @@ static void sim_key(const struct sim_config *c, char *key)
     const char *cc = sim_cc_names[c->cc];
     if (c->cc == SIM_CC_FECN && c->fecn_mult > 1.0)
         cc = "fecn-aggr";
-    snprintf(key, SIM_KEY, "a%dp%dh%d/r%d/v%d/t%d/o%.3f/x%d/f%.5f/%s/L%d/s%llu/w%lld/i%lld/m%lld",
-             c->a, c->p, c->h, c->routing, c->vcmode, c->traffic, c->offered, c->slow_factor,
+    snprintf(key, SIM_KEY, "%sa%dp%dh%d/r%d/v%d/t%d/o%.3f/x%d/f%.5f/%s/L%d/s%llu/w%lld/i%lld/m%lld",
+             c->flit ? "flit/" : "", c->a, c->p, c->h, c->routing, c->vcmode, c->traffic, c->offered, c->slow_factor,
              c->slow_frac, cc, c->cc == SIM_CC_RDRP ? c->rdrp_limit : 0,
              (unsigned long long)c->seed, (long long)c->warmup, (long long)c->iter,
              (long long)c->max_cycles);
@@ -135,9 +135,15 @@ static int sim_seeds(struct sim_cache *ca, struct sim_config c, int seeds, struc
     return SIM_OK;
 }
 
+/* Options of the command line that apply to every run of a sweep. */
+static struct sim_fig_opts sim_fo;
+
 static void sim_fig_base(struct sim_config *c, int small)
 {
     sim_config_default(c);
+    c->flit = sim_fo.flit;
+    if (sim_fo.max_cycles > 0)
+        c->max_cycles = sim_fo.max_cycles;
     if (small) {
         c->a = 8;
         c->p = 4;
@@ -158,10 +164,21 @@ static FILE *sim_csv_open(const char *outdir, const char *name, int small, const
 static const double sim_pcts_full[] = { 0, 0.02, 0.04, 0.1, 0.2, 0.5, 1.0, 2.0 };
 static const double sim_pcts_quick[] = { 0, 0.1, 1.0 };
 
+/* The x axis of Figs. 1 and 4 (percent of slow nodes). */
+static const double *sim_fig_pcts(int quick, int *n)
+{
+    if (sim_fo.npcts > 0) {
+        *n = sim_fo.npcts;
+        return sim_fo.pcts;
+    }
+    *n = quick ? 3 : 8;
+    return quick ? sim_pcts_quick : sim_pcts_full;
+}
+
 static int sim_fig1(struct sim_cache *ca, const char *outdir, int seeds, int quick, int small)
 {
-    const double *pcts = quick ? sim_pcts_quick : sim_pcts_full;
-    int np = quick ? 3 : 8, factors[] = { 2, 8 }, st = SIM_OK;
+    int np, factors[] = { 2, 8 }, st = SIM_OK;
+    const double *pcts = sim_fig_pcts(quick, &np);
     FILE *f = sim_csv_open(outdir, "fig1", small, "slow_factor,slow_pct,mean,min,max,seeds");
     if (!f)
         return SIM_ERR_IO;
@@ -195,8 +212,8 @@ static const char *const sim_variant_names[] = { "baseline", "fecn_default", "fe
 
 static int sim_fig4(struct sim_cache *ca, const char *outdir, int seeds, int quick, int small)
 {
-    const double *pcts = quick ? sim_pcts_quick : sim_pcts_full;
-    int np = quick ? 3 : 8, factors[] = { 2, 4, 8 }, st = SIM_OK;
+    int np, factors[] = { 2, 4, 8 }, st = SIM_OK;
+    const double *pcts = sim_fig_pcts(quick, &np);
     FILE *f = sim_csv_open(outdir, "fig4", small, "slow_factor,variant,slow_pct,mean,min,max,seeds");
     if (!f)
         return SIM_ERR_IO;
@@ -272,6 +289,10 @@ static int sim_fig5(struct sim_cache *ca, const char *outdir, int seeds, int qui
 {
     const int *lims = quick ? sim_limits_quick : sim_limits_full;
     int nl = quick ? 3 : 9, factors[] = { 2, 4, 8 }, st = SIM_OK;
+    if (sim_fo.nlimits > 0) {
+        lims = sim_fo.limits;
+        nl = sim_fo.nlimits;
+    }
     FILE *f = sim_csv_open(outdir, "fig5", small, "slow_factor,limit,mean,min,max,seeds");
     if (!f)
         return SIM_ERR_IO;
@@ -295,9 +316,11 @@ static int sim_fig5(struct sim_cache *ca, const char *outdir, int seeds, int qui
     return st;
 }
 
-int sim_figure(int fig, const char *outdir, int seeds, int quick, int small)
+int sim_figure(int fig, const char *outdir, int seeds, int quick, int small,
+               const struct sim_fig_opts *fo)
 {
     struct sim_cache ca;
+    sim_fo = *fo;
     int st = sim_cache_open(&ca, outdir);
     if (st != SIM_OK)
         return st;
@@ -317,13 +340,13 @@ int sim_figure(int fig, const char *outdir, int seeds, int quick, int small)
 
 /* BookSim-settings mode: UGAL, 3 VCs x 256 flits, random permutation,
  * Bernoulli injection; 1,056 nodes at 0.05 and 0.6 (and 5,256 at 0.6). */
-int sim_validate(const char *outdir, int big, int64_t cycles)
+int sim_validate(const char *outdir, int big, int64_t cycles, int flit)
 {
     struct sim_cache ca;
     int st = sim_cache_open(&ca, outdir);
     if (st != SIM_OK)
         return st;
-    FILE *f = sim_csv_open(outdir, "validation", 0,
+    FILE *f = sim_csv_open(outdir, flit ? "validation_flit" : "validation", 0,
                            "nodes,offered,seed,throughput,latency,hops,booksim_thr,booksim_lat,"
                            "booksim_hops");
     if (!f) {
@@ -340,6 +363,7 @@ int sim_validate(const char *outdir, int big, int64_t cycles)
             struct sim_config c;
             double thr;
             sim_config_default(&c);
+            c.flit = flit;
             c.a = pts[i].a, c.p = pts[i].p, c.h = pts[i].h;
             c.routing = SIM_ROUTE_UGAL;
             c.vcmode = SIM_VC_GLOBAL;

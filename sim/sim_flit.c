@@ -20,7 +20,7 @@
 
 struct sim_fl {
     int B, Q;                       /* VC buffer depth, output queue depth */
-    int32_t *vq, *vq_arr;           /* per input VC ring of B flits + arrival cycle */
+    int32_t *vq;                    /* per input VC ring of B (flit code, arrival cycle) */
     int32_t *vq_head, *vq_n, *vq_state;
     int32_t *owner;                 /* per output VC: owning input pv, -1 free */
     int32_t *oq, *oq_vc, *oq_head, *oq_n; /* per output port ring of Q flits */
@@ -33,6 +33,11 @@ struct sim_fl {
     int32_t *ej, *ej_head, *ej_sink_at;   /* per node ejection ring of flits */
     int32_t *ej_part;                     /* flits sunk of a partly sunk packet */
     int32_t *ecpipe, *ecpipe_off;         /* per node ejection credit delay line */
+    uint8_t *sw_mask;                     /* per input port: VCs that may cross */
+    uint8_t *va_mask;                     /* per input port: VCs awaiting VA */
+    int32_t *va_need;                     /* per router: VCs awaiting VA */
+    int32_t *lat_c;                       /* per port: link latency in cycles */
+    int32_t tmod[64];                     /* t % L for this cycle */
     double sacc;                          /* speedup accumulator */
 };
 
@@ -66,8 +71,7 @@ static int32_t *fl_offsets(const struct sim_net *net, int mult, size_t *total, i
 static int fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
 {
     size_t np = (size_t)net->R * net->P, nv = np * net->V, tot = 0;
-    f->vq = fl_alloc(nv * f->B, -1, ok);
-    f->vq_arr = fl_alloc(nv * f->B, 0, ok);
+    f->vq = fl_alloc(nv * f->B * 2, -1, ok); /* code and arrival side by side: one cache line */
     f->vq_head = fl_alloc(nv, 0, ok);
     f->vq_n = fl_alloc(nv, 0, ok);
     f->vq_state = fl_alloc(nv, VQ_IDLE, ok);
@@ -83,6 +87,14 @@ static int fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     f->cpipe = fl_alloc(tot, 0, ok);
     f->used_out = fl_alloc(np, -1, ok);
     f->rr_in = fl_alloc(np, 0, ok);
+    f->sw_mask = calloc(np, 1);
+    f->va_mask = calloc(np, 1);
+    f->va_need = fl_alloc((size_t)net->R, 0, ok);
+    f->lat_c = fl_alloc(np, 0, ok);
+    if (!f->sw_mask || !f->va_mask)
+        *ok = 0;
+    for (size_t ip = 0; *ok && ip < np; ip++)
+        f->lat_c[ip] = net->lat[ip] / SIM_TPC;
     return *ok ? SIM_OK : SIM_ERR_NOMEM;
 }
 
@@ -110,7 +122,8 @@ int sim_flit_init(struct sim_net *net)
     f->B = net->cfg.buf_flits > net->cfg.eject_buf ? net->cfg.buf_flits : net->cfg.eject_buf;
     f->Q = net->V * f->B + 1;
     if (net->cfg.lat_term < 1 || net->cfg.lat_local < 1 || net->cfg.lat_global < 1 ||
-        net->cfg.pkt_flits > 32)
+        net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
+        net->cfg.pkt_flits > 32 || net->V > 8)
         return SIM_ERR_ARG;
     if (fl_alloc_ports(net, f, &ok) != SIM_OK || fl_alloc_nodes(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
@@ -122,13 +135,15 @@ void sim_flit_free(struct sim_net *net)
     struct sim_fl *f = net->fl;
     if (!f)
         return;
-    int32_t *bufs[] = { f->vq, f->vq_arr, f->vq_head, f->vq_n, f->vq_state,
+    int32_t *bufs[] = { f->vq, f->vq_head, f->vq_n, f->vq_state,
                         f->owner, f->oq, f->oq_vc, f->oq_head, f->oq_n, f->pipe, f->pipe_vc,
                         f->pipe_off, f->cpipe, f->cpipe_off, f->used_out, f->rr_in,
                         f->inj_pkt, f->inj_idx, f->ipipe, f->ej, f->ej_head, f->ej_sink_at, f->ej_part,
-                        f->ecpipe, f->ecpipe_off };
+                        f->ecpipe, f->ecpipe_off, f->va_need, f->lat_c };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
+    free(f->sw_mask);
+    free(f->va_mask);
     free(f);
     net->fl = NULL;
 }
@@ -138,16 +153,24 @@ void sim_flit_free(struct sim_net *net)
 static void fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
 {
     struct sim_fl *f = net->fl;
-    int k = (f->vq_head[iv] + f->vq_n[iv]) % f->B;
-    f->vq[(size_t)iv * f->B + k] = code;
-    f->vq_arr[(size_t)iv * f->B + k] = cyc;
+    int k = f->vq_head[iv] + f->vq_n[iv];
+    if (k >= f->B)
+        k -= f->B;
+    if (f->vq_state[iv] == VQ_ACTIVE) {
+        f->sw_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
+    } else if (f->vq_n[iv] == 0) {
+        f->va_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
+        f->va_need[iv / net->V / net->P]++;
+    }
+    f->vq[((size_t)iv * f->B + k) * 2] = code;
+    f->vq[((size_t)iv * f->B + k) * 2 + 1] = cyc;
     f->vq_n[iv]++;
     net->in_flits[iv]++;
 }
 
 static int fl_vq_front(const struct sim_fl *f, int iv)
 {
-    return f->vq_n[iv] ? f->vq[(size_t)iv * f->B + f->vq_head[iv]] : -1;
+    return f->vq_n[iv] ? f->vq[((size_t)iv * f->B + f->vq_head[iv]) * 2] : -1;
 }
 
 /* ---- phase 1: links deliver flits and credits sent lat cycles ago ---- */
@@ -176,13 +199,13 @@ static void fl_links(struct sim_net *net, int64_t t)
     struct sim_fl *f = net->fl;
     int np = net->R * net->P;
     for (int ip = 0; ip < np; ip++) {
-        int L = f->pipe_off[ip + 1] - f->pipe_off[ip], s = f->pipe_off[ip] + (int)(t % L);
+        int m = f->tmod[f->lat_c[ip]], s = f->pipe_off[ip] + m;
         if (f->pipe[s] >= 0) {
             int code = f->pipe[s];
             f->pipe[s] = -1;
             fl_deliver_flit(net, t, ip / net->P, ip % net->P, code, f->pipe_vc[s]);
         }
-        int *cs = &f->cpipe[f->cpipe_off[ip] + (int)(t % L) * net->V];
+        int *cs = &f->cpipe[f->cpipe_off[ip] + m * net->V];
         for (int vc = 0; vc < net->V; vc++) {
             if (!cs[vc])
                 continue;
@@ -270,25 +293,32 @@ static void fl_node_sink(struct sim_net *net, int64_t t, int n)
 static void fl_route_va(struct sim_net *net, int64_t t, int r)
 {
     struct sim_fl *f = net->fl;
-    int base = r * net->P * net->V, npv = net->P * net->V, start = (int)(t % npv);
-    for (int i = 0; i < npv; i++) {
-        int pv = (start + i) % npv; /* rotate: no input VC is favoured */
-        int iv = base + pv, code = fl_vq_front(f, iv);
-        if (code < 0 || f->vq_state[iv] != VQ_IDLE)
-            continue;
-        int32_t arr = f->vq_arr[(size_t)iv * f->B + f->vq_head[iv]];
-        if (t < arr + net->cfg.router_delay)
-            continue; /* routing + allocation pipeline */
-        if (net->in_out[iv] < 0) {
-            int out, ovc;
-            sim_route(net, r, pv / net->V, &net->pkt[FL_PKT(code)], &out, &ovc);
-            net->in_out[iv] = out;
-            net->in_ovc[iv] = ovc;
-        }
-        int ov = (r * net->P + net->in_out[iv]) * net->V + net->in_ovc[iv];
-        if (f->owner[ov] < 0) {
+    if (f->va_need[r] == 0)
+        return;
+    int P = net->P, V = net->V, base = r * P * V, start = (int)(t % P);
+    for (int i = 0; i < P; i++) {
+        int port = start + i < P ? start + i : start + i - P; /* rotate: no favourite */
+        int ipi = r * P + port;
+        for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
+            int vc = __builtin_ctz(m), pv = port * V + vc, iv = base + pv;
+            int code = fl_vq_front(f, iv);
+            int32_t arr = f->vq[((size_t)iv * f->B + f->vq_head[iv]) * 2 + 1];
+            if (t < arr + net->cfg.router_delay)
+                continue; /* routing + allocation pipeline */
+            if (net->in_out[iv] < 0) {
+                int out, ovc;
+                sim_route(net, r, port, &net->pkt[FL_PKT(code)], &out, &ovc);
+                net->in_out[iv] = out;
+                net->in_ovc[iv] = ovc;
+            }
+            int ov = (r * P + net->in_out[iv]) * V + net->in_ovc[iv];
+            if (f->owner[ov] >= 0)
+                continue;
             f->owner[ov] = pv;
             f->vq_state[iv] = VQ_ACTIVE;
+            f->va_mask[ipi] &= (uint8_t)~(1u << vc);
+            f->va_need[r]--;
+            f->sw_mask[ipi] |= (uint8_t)(1u << vc);
         }
     }
 }
@@ -301,9 +331,12 @@ static void fl_traverse(struct sim_net *net, int r, int pv)
     int o = net->in_out[iv], ovc = net->in_ovc[iv], ip = r * net->P + o, ov = ip * net->V + ovc;
     int code = fl_vq_front(f, iv);
     struct sim_pkt *pk = &net->pkt[FL_PKT(code)];
-    f->vq_head[iv] = (f->vq_head[iv] + 1) % f->B;
+    if (++f->vq_head[iv] == f->B)
+        f->vq_head[iv] = 0;
     f->vq_n[iv]--;
     net->in_flits[iv]--;
+    if (f->vq_n[iv] == 0)
+        f->sw_mask[iv / net->V] &= (uint8_t)~(1u << vc);
     if (FL_IDX(code) == 0) {
         if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
             double cap = net->out_cap[ov], fr = (cap - net->out_cred[ov]) / cap;
@@ -321,24 +354,30 @@ static void fl_traverse(struct sim_net *net, int r, int pv)
     net->out_cred[ov]--;
     net->out_occ[ip]++;
     net->out_fwd[ov]++; /* output queue + wire count as "forward" */
-    int k = (f->oq_head[ip] + f->oq_n[ip]) % f->Q;
+    int k = f->oq_head[ip] + f->oq_n[ip];
+    if (k >= f->Q)
+        k -= f->Q;
     f->oq[(size_t)ip * f->Q + k] = code;
     f->oq_vc[(size_t)ip * f->Q + k] = ovc;
     f->oq_n[ip]++;
-    (void)port;
-    (void)vc;
     if (FL_IDX(code) == pk->len - 1) {
+        int ipi = r * net->P + port;
         f->owner[ov] = -1;
         f->vq_state[iv] = VQ_IDLE;
         net->in_out[iv] = -1;
+        f->sw_mask[ipi] &= (uint8_t)~(1u << vc);
+        if (f->vq_n[iv] > 0) { /* the next packet's head is now in front */
+            f->va_mask[ipi] |= (uint8_t)(1u << vc);
+            f->va_need[r]++;
+        }
     }
 }
 
-static void fl_credit_back(struct sim_net *net, int64_t t, int r, int port, int vc)
+static void fl_credit_back(struct sim_net *net, int slot, int r, int port, int vc)
 {
     struct sim_fl *f = net->fl;
-    int ip = r * net->P + port, L = f->pipe_off[ip + 1] - f->pipe_off[ip];
-    f->cpipe[f->cpipe_off[ip] + (int)(t % L) * net->V + vc]++;
+    int ip = r * net->P + port;
+    f->cpipe[f->cpipe_off[ip] + slot * net->V + vc]++;
     if (port < net->cfg.p)
         net->node[net->nbr_p[ip]].inj_ret++;
     else
@@ -352,18 +391,25 @@ static void fl_switch(struct sim_net *net, int64_t t, int r, int sub)
     struct sim_fl *f = net->fl;
     int tag = (int)(t * 4 + sub), P = net->P, V = net->V, start = (int)((t + sub) % P);
     for (int i = 0; i < P; i++) {
-        int port = (start + i) % P, ipi = r * P + port;
-        for (int j = 0; j < V; j++) {
-            int vc = (f->rr_in[ipi] + j) % V, pv = port * V + vc, iv = r * P * V + pv;
-            if (f->vq_state[iv] != VQ_ACTIVE || f->vq_n[iv] == 0)
-                continue;
+        int port = start + i < P ? start + i : start + i - P, ipi = r * P + port;
+        unsigned m = f->sw_mask[ipi];
+        if (!m)
+            continue;
+        /* Rotate the mask so the search starts at the round-robin VC. */
+        int rr = f->rr_in[ipi];
+        unsigned rot = ((m >> rr) | (m << (V - rr))) & ((1u << V) - 1);
+        for (; rot; rot &= rot - 1) {
+            int vc = rr + __builtin_ctz(rot);
+            if (vc >= V)
+                vc -= V;
+            int pv = port * V + vc, iv = r * P * V + pv;
             int o = net->in_out[iv], ov = (r * P + o) * V + net->in_ovc[iv];
             if (f->used_out[r * P + o] == tag || net->out_cred[ov] <= 0)
                 continue;
             f->used_out[r * P + o] = tag;
-            f->rr_in[ipi] = (vc + 1) % V;
+            f->rr_in[ipi] = vc + 1 < V ? vc + 1 : 0;
             fl_traverse(net, r, pv);
-            fl_credit_back(net, t, r, port, vc);
+            fl_credit_back(net, f->tmod[f->lat_c[ipi]], r, port, vc);
             break;
         }
     }
@@ -371,18 +417,19 @@ static void fl_switch(struct sim_net *net, int64_t t, int r, int sub)
 
 /* ---- phase 4: output queues put one flit per cycle on the wire ---- */
 
-static void fl_outputs(struct sim_net *net, int64_t t)
+static void fl_outputs(struct sim_net *net)
 {
     struct sim_fl *f = net->fl;
     int np = net->R * net->P;
     for (int ip = 0; ip < np; ip++) {
         if (f->oq_n[ip] == 0)
             continue;
-        int L = f->pipe_off[ip + 1] - f->pipe_off[ip], s = f->pipe_off[ip] + (int)(t % L);
+        int s = f->pipe_off[ip] + f->tmod[f->lat_c[ip]];
         size_t k = (size_t)ip * f->Q + f->oq_head[ip];
         f->pipe[s] = f->oq[k];
         f->pipe_vc[s] = f->oq_vc[k];
-        f->oq_head[ip] = (f->oq_head[ip] + 1) % f->Q;
+        if (++f->oq_head[ip] == f->Q)
+            f->oq_head[ip] = 0;
         f->oq_n[ip]--;
     }
 }
@@ -413,6 +460,8 @@ static void fl_generate(struct sim_net *net, int64_t t, int n)
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
+    for (int L = 1; L < 64; L++)
+        f->tmod[L] = (int32_t)(t % L);
     fl_links(net, t);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
@@ -421,7 +470,7 @@ void sim_flit_cycle(struct sim_net *net, int64_t t)
         fl_node_inject(net, t, n);
     }
     /* Before the switch: a flit needs one cycle from switch to wire. */
-    fl_outputs(net, t);
+    fl_outputs(net);
     f->sacc += net->cfg.speedup;
     int subs = (int)f->sacc;
     f->sacc -= subs;
@@ -452,6 +501,6 @@ int sim_flit_vc_codes(const struct sim_net *net, int iv, int32_t *out, int max)
     const struct sim_fl *f = net->fl;
     int n = f->vq_n[iv] < max ? f->vq_n[iv] : max;
     for (int k = 0; k < n; k++)
-        out[k] = f->vq[(size_t)iv * f->B + (f->vq_head[iv] + k) % f->B];
+        out[k] = f->vq[((size_t)iv * f->B + (f->vq_head[iv] + k) % f->B) * 2];
     return n;
 }

@@ -8,7 +8,8 @@
 static void sim_usage(void)
 {
     puts("usage: sluice-sim [options]            run one simulation, print one CSV row\n"
-         "       sluice-sim --figure 1|4|5 [--out DIR] [--seeds K] [--quick] [--small]\n"
+         "       sluice-sim --figure 1|4|5 [--out DIR] [--seeds K] [--quick] [--small] [--flit]\n"
+         "                  [--max-cycles C] [--pcts 0,0.1,1] [--limits 4,30,128]\n"
          "       sluice-sim --validate [--big] [--out DIR] [--max-cycles C]\n"
          "options (defaults = paper 000 section 4.1):\n"
          "  --a N --p N --h N        Dragonfly shape (12 6 6: 73 groups, 5256 nodes)\n"
@@ -52,9 +53,27 @@ static int sim_set_cc(struct sim_config *c, const char *v)
     return SIM_OK;
 }
 
+/* Comma-separated list of up to 16 numbers, as doubles or as ints. */
+static int sim_parse_list(const char *v, double *d, int *iv, int *n)
+{
+    char *end;
+    for (*n = 0; *v && *n < 16; (*n)++) {
+        double x = strtod(v, &end);
+        if (end == v)
+            return SIM_ERR_ARG;
+        if (d)
+            d[*n] = x;
+        else
+            iv[*n] = (int)x;
+        v = *end == ',' ? end + 1 : end;
+    }
+    return *n > 0 ? SIM_OK : SIM_ERR_ARG;
+}
+
 struct sim_cli {
     struct sim_config cfg;
-    int figure, validate, big, seeds, quick, small;
+    struct sim_fig_opts fo;
+    int figure, validate, big, seeds, quick, small, max_set;
     const char *out;
 };
 
@@ -83,10 +102,12 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--seed")) c->seed = strtoull(v, NULL, 10);
     else if (!strcmp(k, "--warmup")) c->warmup = atoll(v);
     else if (!strcmp(k, "--iter")) c->iter = atoll(v);
-    else if (!strcmp(k, "--max-cycles")) c->max_cycles = atoll(v);
+    else if (!strcmp(k, "--max-cycles")) c->max_cycles = atoll(v), cli->max_set = 1;
     else if (!strcmp(k, "--tol")) c->conv_tol = atof(v);
     else if (!strcmp(k, "--min-iters")) c->min_iters = atoi(v);
     else if (!strcmp(k, "--figure")) cli->figure = atoi(v);
+    else if (!strcmp(k, "--pcts")) return sim_parse_list(v, cli->fo.pcts, NULL, &cli->fo.npcts);
+    else if (!strcmp(k, "--limits")) return sim_parse_list(v, NULL, cli->fo.limits, &cli->fo.nlimits);
     else if (!strcmp(k, "--seeds")) cli->seeds = atoi(v);
     else if (!strcmp(k, "--out")) cli->out = v;
     else return SIM_ERR_ARG;
@@ -144,9 +165,13 @@ int main(int argc, char **argv)
     }
     int st;
     if (cli.figure)
-        st = sim_figure(cli.figure, cli.out, cli.seeds, cli.quick, cli.small);
+        {
+        cli.fo.flit = cli.cfg.flit;
+        cli.fo.max_cycles = cli.max_set ? cli.cfg.max_cycles : 0;
+        st = sim_figure(cli.figure, cli.out, cli.seeds, cli.quick, cli.small, &cli.fo);
+    }
     else if (cli.validate)
-        st = sim_validate(cli.out, cli.big, cli.cfg.max_cycles);
+        st = sim_validate(cli.out, cli.big, cli.cfg.max_cycles, cli.cfg.flit);
     else {
         struct sim_result res;
         st = sim_run(&cli.cfg, &res);

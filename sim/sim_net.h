@@ -57,6 +57,7 @@ struct sim_pkt {
     uint8_t ghops;       /* global channels taken */
     int32_t credits;     /* RDRP credits piggybacked */
     sim_tick_t t_create;
+    sim_tick_t t_tail;   /* packet mode: tail reaches the current input buffer */
 };
 
 struct sim_node {

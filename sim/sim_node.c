@@ -109,6 +109,7 @@ static void sim_node_send(struct sim_net *net, sim_tick_t t, int n, int len, int
 {
     struct sim_node *nd = &net->node[n];
     int id = sim_node_new_pkt(net, t, n, len, ctrl);
+    net->pkt[id].t_tail = t + (sim_tick_t)(len - 1 + net->cfg.lat_term) * SIM_TPC;
     nd->inj_cred -= len;
     nd->inj_fwd += len;
     nd->inj_free = t + (sim_tick_t)len * SIM_TPC;

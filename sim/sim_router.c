@@ -142,6 +142,7 @@ static void sim_link_send(struct sim_net *net, sim_tick_t t, int r, int o, int o
     sim_tick_t start = sim_tmax(net->out_lfree[ip], t + SIM_TPC);
     net->out_lfree[ip] = start + (sim_tick_t)pk->len * SIM_TPC;
     net->out_fwd[ip * net->V + ovc] += pk->len;
+    pk->t_tail = start + (sim_tick_t)(pk->len - 1) * SIM_TPC + net->lat[ip];
     pk->hops++;
     if (o < net->cfg.p) {
         sim_ev_push(net, start + net->lat[ip], EV_NARRIVE, net->nbr_p[ip], 0, 0, pkt);
@@ -175,8 +176,11 @@ static void sim_grant(struct sim_net *net, sim_tick_t t, int r, int pv, int o)
     net->out_occ[r * net->P + o] += pk->len;
     sim_link_send(net, t, r, o, ovc, pkt);
     sim_vc_release(net, r, ov);
-    /* The input buffer slot is free once the tail has crossed. */
-    sim_return_credit(net, t + xt, r, port, vc, pk->len);
+    /* The input buffer slots are free once the tail has crossed, which is
+     * not before it has arrived: cut-through does not free unreceived
+     * flits' space early. */
+    sim_tick_t freed = sim_tmax(t + xt, pk->t_tail + SIM_TPC);
+    sim_return_credit(net, freed, r, port, vc, pk->len);
     sim_ev_push(net, t + xt, EV_IWAKE, r, port, 0, -1);
     if (net->in_head[ivx] >= 0)
         sim_head_setup(net, t, r, pv);
