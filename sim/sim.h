@@ -88,6 +88,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res);
 /* Figure drivers (sim_figure.c).  Write CSVs into outdir. */
 struct sim_fig_opts {
     int flit;               /* run the sweep in the flit-level mode */
+    int check;              /* verify invariants (slow) */
     int64_t max_cycles;     /* 0 = default */
     double pcts[16];        /* percent of slow nodes (Figs. 1, 4); npcts 0 = default */
     int npcts;

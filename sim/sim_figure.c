@@ -142,6 +142,7 @@ static void sim_fig_base(struct sim_config *c, int small)
 {
     sim_config_default(c);
     c->flit = sim_fo.flit;
+    c->check = sim_fo.check;
     if (sim_fo.max_cycles > 0)
         c->max_cycles = sim_fo.max_cycles;
     if (small) {
@@ -364,6 +365,7 @@ int sim_validate(const char *outdir, int big, int64_t cycles, int flit)
             double thr;
             sim_config_default(&c);
             c.flit = flit;
+            c.check = 0;
             c.a = pts[i].a, c.p = pts[i].p, c.h = pts[i].h;
             c.routing = SIM_ROUTE_UGAL;
             c.vcmode = SIM_VC_GLOBAL;

@@ -20,7 +20,8 @@ static void sim_usage(void)
          "  --seed S --warmup C --iter C --max-cycles C --tol X --min-iters N\n"
          "  --booksim                BookSim validation preset (ugal, 3 global VCs, perm)\n"
          "  --flit                   flit-level reference mode (slow; validates the default)\n"
-         "  --check                  verify invariants every cycle   --verbose");
+         "  --check / --no-check     verify invariants every cycle (default on in debug builds)\n"
+         "  --verbose                per-iteration throughput and a buffer census on stderr");
 }
 
 static int sim_parse_enum(const char *v, const char *const *names, int n)
@@ -121,6 +122,7 @@ static int sim_parse(struct sim_cli *cli, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (!strcmp(k, "--check")) cli->cfg.check = 1;
+        else if (!strcmp(k, "--no-check")) cli->cfg.check = 0;
         else if (!strcmp(k, "--flit")) cli->cfg.flit = 1;
         else if (!strcmp(k, "--verbose")) cli->cfg.verbose = 1;
         else if (!strcmp(k, "--booksim")) sim_preset_booksim(&cli->cfg);
@@ -167,6 +169,7 @@ int main(int argc, char **argv)
     if (cli.figure)
         {
         cli.fo.flit = cli.cfg.flit;
+        cli.fo.check = cli.cfg.check;
         cli.fo.max_cycles = cli.max_set ? cli.cfg.max_cycles : 0;
         st = sim_figure(cli.figure, cli.out, cli.seeds, cli.quick, cli.small, &cli.fo);
     }

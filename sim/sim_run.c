@@ -39,6 +39,9 @@ void sim_config_default(struct sim_config *c)
     c->max_cycles = 50000;
     c->conv_tol = 0.05;
     c->min_iters = 2;
+#ifndef NDEBUG
+    c->check = 1; /* debug builds verify the invariants every cycle */
+#endif
 }
 
 int sim_config_finish(struct sim_config *c)

@@ -189,6 +189,82 @@ static void sim_t_booksim_low_load(void)
     SIM_EXPECT(r.hops > 1.0 && r.hops < 4.5, "hops %.3f", r.hops);
 }
 
+/* Flit-level mode: the one-router pair and zero-load latency by hand. */
+static void sim_t_flit_one_router(void)
+{
+    struct sim_config c;
+    struct sim_result r;
+    sim_t_config(&c, 1, 2, 0);
+    c.flit = 1;
+    sim_t_run(&c, &r);
+    SIM_EXPECT(fabs(r.throughput - 1.0) < 0.01, "throughput %.4f", r.throughput);
+    c.offered = 0.002;
+    c.max_cycles = 100000;
+    c.min_iters = 1000;
+    c.iter = 20000;
+    sim_t_run(&c, &r);
+    double want = c.lat_term + c.router_delay + 1 + c.lat_term + c.pkt_flits;
+    SIM_EXPECT(fabs(r.latency - want) < 0.3, "latency %.3f want %.1f", r.latency, want);
+    sim_t_config(&c, 1, 2, 0);
+    c.flit = 1;
+    c.slow_frac = 0.5;
+    c.slow_factor = 4;
+    sim_t_run(&c, &r);
+    SIM_EXPECT(fabs(r.throughput - 0.625) < 0.01, "x4 throughput %.4f", r.throughput);
+}
+
+/* Flit-level mode on the two-group network: the same hand-checked values. */
+static void sim_t_flit_two_groups(void)
+{
+    for (int seed = 1; seed <= 4; seed++) {
+        struct sim_config c;
+        struct sim_result r;
+        sim_t_config(&c, 1, 2, 1);
+        c.flit = 1;
+        c.routing = SIM_ROUTE_MIN;
+        c.seed = (uint64_t)seed;
+        sim_t_run(&c, &r);
+        int local = fabs(r.hops - 1.0) < 1e-9;
+        double want = local ? 1.0 : 0.5;
+        SIM_EXPECT(fabs(r.throughput - want) < 0.02, "throughput %.4f want %.2f",
+                   r.throughput, want);
+    }
+}
+
+/* Flit-level mode, PAR, slow sinks, every congestion control: invariants
+ * every cycle, no deadlock. */
+static void sim_t_flit_invariants(void)
+{
+    int ccs[] = { SIM_CC_NONE, SIM_CC_FECN, SIM_CC_RDRP };
+    for (int i = 0; i < 3; i++) {
+        struct sim_config c;
+        struct sim_result r;
+        sim_t_config(&c, 4, 2, 2);
+        c.flit = 1;
+        c.cc = ccs[i];
+        c.slow_frac = 0.05;
+        c.slow_factor = 8;
+        c.max_cycles = 8000;
+        sim_t_run(&c, &r);
+        SIM_EXPECT(r.throughput > 0.05, "cc %d throughput %.4f", ccs[i], r.throughput);
+    }
+}
+
+/* Packet and flit modes agree without slow nodes (72 nodes, PAR). */
+static void sim_t_modes_agree(void)
+{
+    struct sim_config c;
+    struct sim_result rp, rf;
+    sim_t_config(&c, 4, 2, 2);
+    c.check = 0;
+    c.max_cycles = 20000;
+    sim_t_run(&c, &rp);
+    c.flit = 1;
+    sim_t_run(&c, &rf);
+    SIM_EXPECT(fabs(rp.throughput - rf.throughput) < 0.05 * rf.throughput,
+               "packet %.4f flit %.4f", rp.throughput, rf.throughput);
+}
+
 struct sim_t_case {
     const char *name;
     void (*fn)(void);
@@ -204,6 +280,10 @@ static const struct sim_t_case sim_t_cases[] = {
     { "par_invariants", sim_t_par_invariants },
     { "determinism", sim_t_determinism },
     { "booksim_low_load", sim_t_booksim_low_load },
+    { "flit_one_router", sim_t_flit_one_router },
+    { "flit_two_groups", sim_t_flit_two_groups },
+    { "flit_invariants", sim_t_flit_invariants },
+    { "modes_agree", sim_t_modes_agree },
 };
 
 int main(int argc, char **argv)
