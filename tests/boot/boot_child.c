@@ -10,9 +10,12 @@
  *   pause                  no PMI at all; pause() forever
  *   ignore-term            ignore SIGTERM, then pause() forever
  *   ready                  print "ready <rank> <pid>", then pause() forever
- *   output N               N stdout lines written in small pieces, one stderr
- *                          line, and a last stdout line without a newline
+ *   output N [die]         N stdout lines written in small pieces, one stderr
+ *                          line, and a last stdout line without a newline;
+ *                          with "die", then SIGKILL itself
+ *   longline               one stdout line of 1.5 MiB (SR_OUT_LINE_MAX is 1 MiB)
  *   env                    check what sluicerun hands a rank, then exit 0
+ *                          (rank 0 prints "jobkey=<key>")
  *   shm R                  every rank creates /dev/shm/sluice-<key>-<rank>;
  *                          after a fence rank R kills itself with SIGKILL */
 #include "boot/boot.h"
@@ -120,6 +123,7 @@ static int mode_env(void)
     CHECK_OK(boot_fence(boot));
     CHECK_OK(boot_get(boot, "pgid-0", got, sizeof got));
     CHECK_MSG(strcmp(got, val) == 0, "rank 0 in group %s, rank %d in %s", got, info->rank, val);
+    if (info->rank == 0) printf("jobkey=%s\n", info->jobkey);
     CHECK_OK(boot_fini(boot));
     return 0;
 }
@@ -161,7 +165,22 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     } else if (strcmp(mode, "output") == 0) {
-        return mode_output(a);
+        mode_output(a);
+        if (argc > 3 && strcmp(argv[3], "die") == 0) raise(SIGKILL);
+        return 0;
+    } else if (strcmp(mode, "longline") == 0) {
+        size_t n = 3 << 19;
+        char *line = malloc(n + 1);
+        CHECK(line != NULL);
+        memset(line, 'a', n);
+        line[n] = '\n';
+        for (size_t off = 0; off <= n;) {
+            ssize_t w = write(1, line + off, n + 1 - off);
+            CHECK(w > 0);
+            off += (size_t)w;
+        }
+        free(line);
+        return 0;
     } else if (strcmp(mode, "env") == 0) {
         return mode_env();
     } else if (strcmp(mode, "shm") == 0) {

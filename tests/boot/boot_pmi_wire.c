@@ -183,6 +183,8 @@ int main(void)
     longline[sizeof longline - 1] = '\n';
     send_raw(longline, sizeof longline);
     expect_error("over-long line");
+    send_str("mcmd=spawn\nnprocs=1\nexecname=/bin/true\nendcmd\n"); /* multi-line, unsupported */
+    expect_error("spawn");
     send_str("cmd=get_appnum\n"); /* the connection survived all that */
     expect("cmd=appnum appnum=0");
     snprintf(req, sizeof req, "cmd=put kvsname=not-%s key=k value=v\n", kvs);

@@ -24,7 +24,7 @@ static const char *sluicerun, *child, *kvs_prog, *pmi_api_prog;
 typedef struct run {
     int status;        /* exit status, or 128+signal */
     double seconds;    /* wall time */
-    char out[1 << 20]; /* captured stdout */
+    char out[4 << 20]; /* captured stdout */
     char err[1 << 16]; /* captured stderr */
     size_t outlen, errlen;
 } run_t;
@@ -251,6 +251,20 @@ static void case_prefix(void)
     CHECK(strstr(R.out, "[0] rank 0 line 0 ") == R.out);
     RUN(10, S(sluicerun), S("-n"), S("1"), S(child), S("output"), S("1"));
     CHECK(strncmp(R.out, "rank 0 line 0 ", 14) == 0);
+    /* a rank killed mid-line: its partial line still comes out, whole */
+    RUN(10, S(sluicerun), S("-n"), S("2"), S("-l"), S(child), S("output"), S("3"), S("die"));
+    EXPECT_STATUS(128 + 9);
+    CHECK_MSG(strstr(R.out, "[0] rank 0 tail without newline\n") &&
+                  strstr(R.out, "[1] rank 1 tail without newline\n"),
+              "partial lines lost:\n%s", R.out);
+    /* a line longer than 1 MiB comes in 1 MiB pieces, each prefixed */
+    RUN(10, S(sluicerun), S("-n"), S("1"), S("-l"), S(child), S("longline"));
+    EXPECT_STATUS(0);
+    CHECK_EQ(R.outlen, 2 * 4 + (3 << 19) + 2);
+    CHECK(strncmp(R.out, "[0] aaaa", 8) == 0);
+    CHECK_EQ(R.out[4 + (1 << 20)], '\n');
+    CHECK(strncmp(R.out + 5 + (1 << 20), "[0] aaaa", 8) == 0);
+    CHECK_EQ(R.out[R.outlen - 1], '\n');
 }
 
 static void case_badopts(void)
@@ -306,8 +320,19 @@ static void case_badopts(void)
 
 static void case_env(void)
 {
+    /* what sluicerun sets replaces what it inherited */
+    const char *stale = "0123456789abcdef0123456789abcdef";
+    setenv("SLUICE_JOBKEY", stale, 1);
+    setenv("PMI_RANK", "99", 1);
+    setenv("PMI_FD", "0", 1);
     RUN(10, S(sluicerun), S("-n"), S("3"), S(child), S("env"));
+    unsetenv("SLUICE_JOBKEY");
+    unsetenv("PMI_RANK");
+    unsetenv("PMI_FD");
     EXPECT_STATUS(0);
+    char key[64] = "";
+    CHECK(sscanf(R.out, "jobkey=%63s", key) == 1);
+    CHECK_MSG(strcmp(key, stale) != 0, "the inherited SLUICE_JOBKEY reached the ranks");
 }
 
 /* Two jobs get two different keys; within a job boot_kvs checks they agree. */
