@@ -10,9 +10,10 @@
  *   pause                  no PMI at all; pause() forever
  *   ignore-term            ignore SIGTERM, then pause() forever
  *   ready                  print "ready <rank> <pid>", then pause() forever
- *   output N [die]         N stdout lines written in small pieces, one stderr
- *                          line, and a last stdout line without a newline;
- *                          with "die", then SIGKILL itself
+ *   output N               N stdout lines written in small pieces, one stderr
+ *                          line, and a last stdout line without a newline
+ *   partial R              every rank writes a line without its newline and
+ *                          fences; then rank R kills itself with SIGKILL
  *   longline               one stdout line of 1.5 MiB (SR_OUT_LINE_MAX is 1 MiB)
  *   env                    check what sluicerun hands a rank, then exit 0
  *                          (rank 0 prints "jobkey=<key>")
@@ -165,9 +166,7 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     } else if (strcmp(mode, "output") == 0) {
-        mode_output(a);
-        if (argc > 3 && strcmp(argv[3], "die") == 0) raise(SIGKILL);
-        return 0;
+        return mode_output(a);
     } else if (strcmp(mode, "longline") == 0) {
         size_t n = 3 << 19;
         char *line = malloc(n + 1);
@@ -193,6 +192,13 @@ int main(int argc, char **argv)
             pause();
     }
     boot_t *boot = init_or_die();
+    if (strcmp(mode, "partial") == 0) {
+        printf("rank %d partial line", rank);
+        fflush(stdout);
+        CHECK_OK(boot_fence(boot)); /* every rank wrote its partial line */
+        if (rank == a) raise(SIGKILL);
+        fence_forever(boot);
+    }
     if (strcmp(mode, "ok") == 0) {
         CHECK_OK(boot_fence(boot));
         CHECK_OK(boot_fini(boot));
