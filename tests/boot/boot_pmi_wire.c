@@ -197,6 +197,15 @@ int main(void)
                   *field(line, "msg"),
               "get of an unknown key: '%s'", line);
 
+    /* the launcher publishes the process mapping, as Hydra does (one node) */
+    snprintf(req, sizeof req, "cmd=get kvsname=%s key=PMI_process_mapping\n", kvs);
+    send_str(req);
+    snprintf(want, sizeof want, "cmd=get_result rc=0 msg=success value=(vector,(0,1,%d))", size);
+    expect(want);
+    snprintf(req, sizeof req, "cmd=put kvsname=%s key=PMI_process_mapping value=x\n", kvs);
+    send_str(req);
+    expect_error("put over the launcher's key");
+
     /* put, barrier, get across ranks */
     snprintf(req, sizeof req, "cmd=put kvsname=%s key=wire-%d value=v%d-%s\n", kvs, rank, rank * 31,
              "x");

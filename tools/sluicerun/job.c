@@ -456,6 +456,15 @@ int job_run(const sr_opts_t *opts, int sigpipe_rd)
         return 1;
     }
     snprintf(job.kvsname, sizeof job.kvsname, "kvs_%ld_0", (long)getpid());
+    /* as Hydra does: all N ranks on this one node (MPICH reads it to find its
+     * node-local peers); owned by no rank, so no rank can replace it */
+    char mapping[64];
+    snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job.n);
+    if (kvs_put(job.kvs, -1, "PMI_process_mapping", mapping) != 0) {
+        fprintf(stderr, "sluicerun: out of memory\n");
+        free(pfd), free(ref), job_free(&job);
+        return 1;
+    }
     if (opts->pmi_port && pmi_port_listen(&job) != 0) {
         free(pfd), free(ref), job_free(&job);
         return 1;
