@@ -144,7 +144,8 @@ sl_status_t wire_fini(wire_t *w)
     if (sl_param_flag(SL_PARAM_STATS)) wire_print_stats(w);
     for (int r = 0; r < w->size; r++)
         if (!sl_list_empty(&w->peers[r].pending))
-            sl_log_warn("wire: finalizing with messages to rank %d still waiting for credits", r);
+            sl_log_warn("wire: finalizing with messages to rank %d still waiting for credits "
+                        "(call wire_flush first): they are dropped", r);
     bulk_fini(w);
     shm_detach(w);
     wire_free(w);
@@ -215,6 +216,7 @@ static void wire_drain_pending(wire_t *w, int dst)
         if (!wire_send_frags(w, dst, pm->type, &iov, 1, pm->len, &pm->off, true)) return;
         sl_list_remove(link);
         free(pm);
+        atomic_fetch_sub(&w->parked, 1);
     }
 }
 
@@ -241,7 +243,7 @@ static sl_status_t wire_send_self(wire_t *w, uint8_t type, const struct iovec *i
     m->len = len;
     size_t off = 0;
     for (int i = 0; i < iovcnt; i++) {
-        memcpy(m->data + off, iov[i].iov_base, iov[i].iov_len);
+        if (iov[i].iov_len) memcpy(m->data + off, iov[i].iov_base, iov[i].iov_len);
         off += iov[i].iov_len;
     }
     pthread_mutex_lock(&w->self_lock);
@@ -283,10 +285,11 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
             pm->off = 0;
             size_t off = 0;
             for (int i = 0; i < iovcnt; i++) {
-                memcpy(pm->data + off, iov[i].iov_base, iov[i].iov_len);
+                if (iov[i].iov_len) memcpy(pm->data + off, iov[i].iov_base, iov[i].iov_len);
                 off += iov[i].iov_len;
             }
             sl_list_push_tail(&p->pending, &pm->link);
+            atomic_fetch_add(&w->parked, 1);
             WIRE_STAT_INC(w, stalled_msgs, 1);
             wire_drain_pending(w, dst);
         }
@@ -386,15 +389,22 @@ static sl_status_t wire_sleep(wire_t *w, int64_t max_ns)
 sl_status_t wire_wait(wire_t *w, int64_t timeout_ns)
 {
     uint64_t t0 = sl_now_ns();
-    for (;;) {
+    int64_t el = 0;
+    for (unsigned turn = 0;; turn++) {
         if (wire_has_work(w)) {
             atomic_store(&w->kicked, 0);
             return SL_OK;
         }
-        int64_t el = (int64_t)(sl_now_ns() - t0);
+        /* Spinning checks for work after every pause (a pause can take
+         * ~40 ns): the clock is read only every 64 turns. */
+        if (el < w->spin_ns / 2 && (turn & 63) != 0) {
+            sl_cpu_relax();
+            continue;
+        }
+        el = (int64_t)(sl_now_ns() - t0);
         if (timeout_ns >= 0 && el >= timeout_ns) return SL_ERR_TIMEOUT;
         if (el < w->spin_ns / 2) {
-            for (int i = 0; i < 32; i++) sl_cpu_relax();
+            sl_cpu_relax();
         } else if (el < w->spin_ns) {
             sched_yield();
         } else {
@@ -404,6 +414,28 @@ sl_status_t wire_wait(wire_t *w, int64_t timeout_ns)
                 return SL_ERR_PEER_DEAD;
         }
     }
+}
+
+int wire_parked(const wire_t *w)
+{
+    return atomic_load(&w->parked);
+}
+
+sl_status_t wire_flush(wire_t *w, int64_t timeout_ns)
+{
+    if (!w) return SL_ERR_INVALID;
+    uint64_t t0 = sl_now_ns();
+    while (atomic_load(&w->parked) > 0) {
+        if (wire_progress(w) > 0) continue;
+        int64_t left = -1;
+        if (timeout_ns >= 0) {
+            left = timeout_ns - (int64_t)(sl_now_ns() - t0);
+            if (left <= 0) return SL_ERR_TIMEOUT;
+        }
+        sl_status_t st = wire_wait(w, left);
+        if (st == SL_ERR_PEER_DEAD) return st;
+    }
+    return SL_OK;
 }
 
 void wire_set_piggyback(wire_t *w, bool on)

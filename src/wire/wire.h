@@ -95,6 +95,15 @@ sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, siz
  * nothing to do), so waiting loops can back off.  Never blocks. */
 int wire_progress(wire_t *w);
 
+/* Progress until every message parked for credits has been sent (the
+ * receivers must be making progress to return credits), or timeout_ns passes
+ * (< 0: no limit).  SL_OK, SL_ERR_TIMEOUT or SL_ERR_PEER_DEAD.  Call it
+ * before leaving the wire idle, e.g. before a fence that ends a phase. */
+sl_status_t wire_flush(wire_t *w, int64_t timeout_ns);
+
+/* Messages currently parked for lack of credits (all peers). */
+int wire_parked(const wire_t *w);
+
 /* Wait until work may be available or timeout_ns passes (< 0: no limit):
  * spins for SLUICE_SPIN_US, yielding in the second half, then sleeps on the
  * mailbox futex.  Returns SL_OK (work may be there: call wire_progress),

@@ -135,6 +135,7 @@ struct wire {
     sl_list_t self_q;
     _Atomic int self_count;
     _Atomic uint32_t kicked;
+    _Atomic int parked;         /* wire_pend_t on all peers' queues */
 
     pthread_mutex_t stage_lock; /* staged copies, both roles */
     uint64_t chan_free;         /* bitmap of our free channels */

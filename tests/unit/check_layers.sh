@@ -5,7 +5,7 @@
 # Fails listing every #include "<layer>/..." that crosses to a layer not named.
 root=${1:?usage: check_layers.sh SOURCE_ROOT}
 status=0
-layers=$(cd "$root/src" && for d in */; do echo "${d%/}"; done)
+layers=$(cd "$root/src" && for d in */; do printf '%s ' "${d%/}"; done)
 for layer in $layers; do
     readme="$root/src/$layer/README.md"
     if [ ! -f "$readme" ]; then

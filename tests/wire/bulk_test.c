@@ -104,7 +104,7 @@ int main(int argc, char **argv)
         if (cma) /* an unmapped remote range is an error, not a crash */
             CHECK_EQ(wire_get(c.wire, peer, 4096, dst, 64, &op), SL_ERR_SYS);
     }
-    CHECK_OK(boot_fence(c.boot));
+    wt_fence(&c);
     free(src);
     free(dst);
     wt_fini(&c);

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         }
         CHECK(s.credit_pkts_rx + s.piggy_pkts_rx > 0);
     }
-    CHECK_OK(boot_fence(c.boot));
+    wt_fence(&c);
     wt_fini(&c);
     t_done("flood_test");
     return 0;

@@ -25,7 +25,7 @@ int main(void)
     wt_ctx_t c;
     CHECK_OK(wt_init(&c));
     CHECK_EQ(c.size, 2);
-    CHECK_OK(boot_fence(c.boot));
+    wt_fence(&c);
     wire_stats_t s0, s1;
     wire_get_stats(c.wire, &s0);
     if (c.rank == 0) {
@@ -53,7 +53,7 @@ int main(void)
         CHECK(s1.sleeps > s0.sleeps);
         wt_send(&c, 0, T_MSG, "ack", 3);
     }
-    CHECK_OK(boot_fence(c.boot));
+    wt_fence(&c);
     wt_fini(&c);
     t_done("idle_test");
     return 0;

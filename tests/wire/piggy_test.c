@@ -43,13 +43,13 @@ int main(void)
     const size_t len = 100; /* two slots, spare room for the credit field */
 
     wire_set_piggyback(c.wire, false);
-    CHECK_OK(boot_fence(c.boot));
+    wt_fence(&c);
     uint64_t before = credit_pkts(&c);
     pingpong(&c, iters, len);
     uint64_t off = credit_pkts(&c) - before;
 
     wire_set_piggyback(c.wire, true);
-    CHECK_OK(boot_fence(c.boot));
+    wt_fence(&c);
     before = credit_pkts(&c);
     wire_stats_t s0;
     wire_get_stats(c.wire, &s0);
@@ -70,7 +70,7 @@ int main(void)
     CHECK(s1.piggy_pkts_tx > s0.piggy_pkts_tx);
     CHECK_MSG(on * 10 <= off, "piggybacking saved too little: %llu vs %llu",
               (unsigned long long)on, (unsigned long long)off);
-    CHECK_OK(boot_fence(c.boot));
+    wt_fence(&c);
     wt_fini(&c);
     t_done("piggy_test");
     return 0;

@@ -21,7 +21,7 @@ static void wt_cb(void *arg, const wire_frag_t *f)
         CHECK(c->asm_buf[s] != NULL);
         c->asm_cap[s] = cap;
     }
-    memcpy(c->asm_buf[s] + c->asm_len[s], f->data, f->len);
+    if (f->len) memcpy(c->asm_buf[s] + c->asm_len[s], f->data, f->len);
     c->asm_len[s] += f->len;
     if (!f->last) return;
     wt_msg_t *m = malloc(sizeof *m + c->asm_len[s]);
@@ -30,7 +30,7 @@ static void wt_cb(void *arg, const wire_frag_t *f)
     m->src = s;
     m->type = f->type;
     m->len = c->asm_len[s];
-    memcpy(m->data, c->asm_buf[s], m->len);
+    if (m->len) memcpy(m->data, c->asm_buf[s], m->len);
     c->asm_len[s] = 0;
     if (c->tail) c->tail->next = m;
     else c->head = m;
@@ -38,6 +38,12 @@ static void wt_cb(void *arg, const wire_frag_t *f)
 }
 
 sl_status_t wt_init(wt_ctx_t *c)
+{
+    wt_boot(c);
+    return wt_wire(c);
+}
+
+void wt_boot(wt_ctx_t *c)
 {
     memset(c, 0, sizeof *c);
     CHECK_OK(boot_init(&c->boot));
@@ -48,11 +54,16 @@ sl_status_t wt_init(wt_ctx_t *c)
     c->asm_len = calloc((size_t)c->size, sizeof *c->asm_len);
     c->asm_cap = calloc((size_t)c->size, sizeof *c->asm_cap);
     CHECK(c->asm_buf && c->asm_len && c->asm_cap);
+}
+
+sl_status_t wt_wire(wt_ctx_t *c)
+{
     return wire_init(c->boot, wt_cb, c, &c->wire);
 }
 
 void wt_fini(wt_ctx_t *c)
 {
+    if (c->wire) CHECK_EQ(wire_parked(c->wire), 0); /* tests flush before their fence */
     if (c->wire) CHECK_OK(wire_fini(c->wire));
     CHECK_OK(boot_fini(c->boot));
     for (int i = 0; i < c->size; i++) free(c->asm_buf[i]);
@@ -105,4 +116,10 @@ wt_msg_t *wt_recv_from(wt_ctx_t *c, int src, uint8_t type)
 void wt_send(wt_ctx_t *c, int dst, uint8_t type, const void *buf, size_t len)
 {
     CHECK_OK(wire_send_buf(c->wire, dst, type, buf, len));
+}
+
+void wt_fence(wt_ctx_t *c)
+{
+    CHECK_OK(wire_flush(c->wire, -1));
+    CHECK_OK(boot_fence(c->boot));
 }

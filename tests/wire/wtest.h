@@ -28,11 +28,16 @@ typedef struct wt_ctx {
 
 /* boot_init + wire_init; the status of wire_init is returned (boot must work). */
 sl_status_t wt_init(wt_ctx_t *c);
+/* The two halves of wt_init, for tests that act between them. */
+void wt_boot(wt_ctx_t *c);
+sl_status_t wt_wire(wt_ctx_t *c);
 void wt_fini(wt_ctx_t *c);
 /* Next complete message (from any source), waiting as long as needed. */
 wt_msg_t *wt_recv(wt_ctx_t *c);
 /* Next message of the given type from src; others stay queued. */
 wt_msg_t *wt_recv_from(wt_ctx_t *c, int src, uint8_t type);
+/* End a phase: send everything parked (wire_flush), then boot_fence. */
+void wt_fence(wt_ctx_t *c);
 void wt_send(wt_ctx_t *c, int dst, uint8_t type, const void *buf, size_t len);
 
 #endif
