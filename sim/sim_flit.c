@@ -13,18 +13,32 @@
 
 #include "sim_net.h"
 
-/* A flit is coded as packet id * 32 + index within its packet. */
-#define FL_CODE(pkt, i) ((pkt) * 32 + (i))
-#define FL_PKT(code) ((code) >> 5)
-#define FL_IDX(code) ((code) & 31)
+/* A flit is coded as packet id * 64 + index within its packet * 2 + tail
+ * bit, so that only head flits need to touch the packet record.  On the
+ * output side the code is packed with the output VC: code * 8 + vc. */
+#define FL_CODE(pkt, i, tail) ((pkt) * 64 + (i) * 2 + (tail))
+#define FL_PKT(code) ((code) >> 6)
+#define FL_IDX(code) (((code) >> 1) & 31)
+#define FL_TAIL(code) ((code) & 1)
+#define FL_MAX_PKT (1 << 22)
+
+/* Flits of one packet are contiguous in a VC (the upstream output VC is
+ * owned by one packet at a time), so a VC buffer is kept as a ring of
+ * packet entries: one cache line serves all the packet's flits. */
+struct fl_ent {
+    int32_t pkt, arr;               /* packet, arrival cycle of its head */
+    uint8_t len, present, sent, pad; /* flits in packet, received, forwarded */
+};
 
 struct sim_fl {
     int B, Q;                       /* VC buffer depth, output queue depth */
-    int32_t *vq;                    /* per input VC ring of B (flit code, arrival cycle) */
-    int32_t *vq_head, *vq_n, *vq_state;
+    struct fl_ent *ve;              /* per input VC ring of B packet entries */
+    int32_t *ve_head, *ve_n;        /* ring position and entries in use */
+    int32_t *vq_n, *vq_state;       /* flits present, VC state */
+    int32_t *va_ready;              /* per input VC: cycle its front head may allocate */
     int32_t *owner;                 /* per output VC: owning input pv, -1 free */
-    int32_t *oq, *oq_vc, *oq_head, *oq_n; /* per output port ring of Q flits */
-    int32_t *pipe, *pipe_vc, *pipe_off;   /* per output port: lat slots */
+    int32_t *oq, *oq_head, *oq_n;         /* per output port ring of Q packed flits */
+    int32_t *pipe, *pipe_off;             /* per output port: lat slots of packed flits */
     int32_t *cpipe, *cpipe_off;           /* per input port: lat * V credit slots */
     int32_t *used_out;                    /* switch sub-cycle tag per output */
     int32_t *rr_in;                       /* per input port: next VC to try */
@@ -71,18 +85,20 @@ static int32_t *fl_offsets(const struct sim_net *net, int mult, size_t *total, i
 static int fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
 {
     size_t np = (size_t)net->R * net->P, nv = np * net->V, tot = 0;
-    f->vq = fl_alloc(nv * f->B * 2, -1, ok); /* code and arrival side by side: one cache line */
-    f->vq_head = fl_alloc(nv, 0, ok);
+    f->ve = calloc(nv * f->B, sizeof(struct fl_ent));
+    if (!f->ve)
+        *ok = 0;
+    f->ve_head = fl_alloc(nv, 0, ok);
+    f->ve_n = fl_alloc(nv, 0, ok);
     f->vq_n = fl_alloc(nv, 0, ok);
     f->vq_state = fl_alloc(nv, VQ_IDLE, ok);
+    f->va_ready = fl_alloc(nv, 0, ok);
     f->owner = fl_alloc(nv, -1, ok);
     f->oq = fl_alloc(np * f->Q, -1, ok);
-    f->oq_vc = fl_alloc(np * f->Q, 0, ok);
     f->oq_head = fl_alloc(np, 0, ok);
     f->oq_n = fl_alloc(np, 0, ok);
     f->pipe_off = fl_offsets(net, 1, &tot, ok);
     f->pipe = fl_alloc(tot, -1, ok);
-    f->pipe_vc = fl_alloc(tot, 0, ok);
     f->cpipe_off = fl_offsets(net, net->V, &tot, ok);
     f->cpipe = fl_alloc(tot, 0, ok);
     f->used_out = fl_alloc(np, -1, ok);
@@ -135,8 +151,8 @@ void sim_flit_free(struct sim_net *net)
     struct sim_fl *f = net->fl;
     if (!f)
         return;
-    int32_t *bufs[] = { f->vq, f->vq_head, f->vq_n, f->vq_state,
-                        f->owner, f->oq, f->oq_vc, f->oq_head, f->oq_n, f->pipe, f->pipe_vc,
+    int32_t *bufs[] = { f->ve_head, f->ve_n, f->va_ready, f->vq_n, f->vq_state,
+                        f->owner, f->oq, f->oq_head, f->oq_n, f->pipe,
                         f->pipe_off, f->cpipe, f->cpipe_off, f->used_out, f->rr_in,
                         f->inj_pkt, f->inj_idx, f->ipipe, f->ej, f->ej_head, f->ej_sink_at, f->ej_part,
                         f->ecpipe, f->ecpipe_off, f->va_need, f->lat_c };
@@ -144,6 +160,7 @@ void sim_flit_free(struct sim_net *net)
         free(bufs[i]);
     free(f->sw_mask);
     free(f->va_mask);
+    free(f->ve);
     free(f);
     net->fl = NULL;
 }
@@ -153,24 +170,63 @@ void sim_flit_free(struct sim_net *net)
 static void fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
 {
     struct sim_fl *f = net->fl;
-    int k = f->vq_head[iv] + f->vq_n[iv];
-    if (k >= f->B)
-        k -= f->B;
     if (f->vq_state[iv] == VQ_ACTIVE) {
         f->sw_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
     } else if (f->vq_n[iv] == 0) {
         f->va_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
         f->va_need[iv / net->V / net->P]++;
+        f->va_ready[iv] = cyc + net->cfg.router_delay;
     }
-    f->vq[((size_t)iv * f->B + k) * 2] = code;
-    f->vq[((size_t)iv * f->B + k) * 2 + 1] = cyc;
+    if (FL_IDX(code) == 0) {
+        int k = f->ve_head[iv] + f->ve_n[iv];
+        if (k >= f->B)
+            k -= f->B;
+        struct fl_ent *e = &f->ve[(size_t)iv * f->B + k];
+        e->pkt = FL_PKT(code);
+        e->arr = cyc;
+        e->len = (uint8_t)net->pkt[e->pkt].len;
+        e->present = 1;
+        e->sent = 0;
+        f->ve_n[iv]++;
+    } else {
+        int k = f->ve_head[iv] + f->ve_n[iv] - 1;
+        if (k >= f->B)
+            k -= f->B;
+        f->ve[(size_t)iv * f->B + k].present++;
+    }
     f->vq_n[iv]++;
     net->in_flits[iv]++;
 }
 
+static struct fl_ent *fl_vq_front_ent(const struct sim_fl *f, int iv)
+{
+    return &f->ve[(size_t)iv * f->B + f->ve_head[iv]];
+}
+
+static int32_t fl_vq_front_arr(const struct sim_fl *f, int iv)
+{
+    return fl_vq_front_ent(f, iv)->arr;
+}
+
+/* Code of the front flit; a non-empty VC always has one (contiguity). */
 static int fl_vq_front(const struct sim_fl *f, int iv)
 {
-    return f->vq_n[iv] ? f->vq[((size_t)iv * f->B + f->vq_head[iv]) * 2] : -1;
+    if (!f->vq_n[iv])
+        return -1;
+    const struct fl_ent *e = fl_vq_front_ent(f, iv);
+    return FL_CODE(e->pkt, e->sent, e->sent == e->len - 1);
+}
+
+/* Remove the front flit (the caller has read its code). */
+static void fl_vq_pop(struct sim_fl *f, int iv, int tail)
+{
+    fl_vq_front_ent(f, iv)->sent++;
+    if (tail) {
+        if (++f->ve_head[iv] == f->B)
+            f->ve_head[iv] = 0;
+        f->ve_n[iv]--;
+    }
+    f->vq_n[iv]--;
 }
 
 /* ---- phase 1: links deliver flits and credits sent lat cycles ago ---- */
@@ -201,9 +257,9 @@ static void fl_links(struct sim_net *net, int64_t t)
     for (int ip = 0; ip < np; ip++) {
         int m = f->tmod[f->lat_c[ip]], s = f->pipe_off[ip] + m;
         if (f->pipe[s] >= 0) {
-            int code = f->pipe[s];
+            int packed = f->pipe[s];
             f->pipe[s] = -1;
-            fl_deliver_flit(net, t, ip / net->P, ip % net->P, code, f->pipe_vc[s]);
+            fl_deliver_flit(net, t, ip / net->P, ip % net->P, packed >> 3, packed & 7);
         }
         int *cs = &f->cpipe[f->cpipe_off[ip] + m * net->V];
         for (int vc = 0; vc < net->V; vc++) {
@@ -247,11 +303,13 @@ static void fl_node_inject(struct sim_net *net, int64_t t, int n)
         f->inj_idx[n] = 0;
     }
     if (f->inj_pkt[n] >= 0 && nd->inj_cred > 0) {
-        int pkt = f->inj_pkt[n];
-        f->ipipe[s] = FL_CODE(pkt, f->inj_idx[n]);
+        int pkt = f->inj_pkt[n], len = net->pkt[pkt].len, i = f->inj_idx[n];
+        if (pkt >= FL_MAX_PKT)
+            abort(); /* flit codes would overflow: far beyond any sane run */
+        f->ipipe[s] = FL_CODE(pkt, i, i == len - 1);
         nd->inj_cred--;
         nd->inj_fwd++;
-        if (++f->inj_idx[n] == net->pkt[pkt].len)
+        if (++f->inj_idx[n] == len)
             f->inj_pkt[n] = -1;
     }
 }
@@ -279,7 +337,7 @@ static void fl_node_sink(struct sim_net *net, int64_t t, int n)
     f->ecpipe[s]++;
     net->out_ret[ov]++;
     f->ej_part[n]++;
-    if (FL_IDX(code) == pk->len - 1) {
+    if (FL_TAIL(code)) {
         f->ej_part[n] = 0;
         if (pk->flags & PF_CTRL)
             sim_pkt_free(net, pkt);
@@ -301,13 +359,11 @@ static void fl_route_va(struct sim_net *net, int64_t t, int r)
         int ipi = r * P + port;
         for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
             int vc = __builtin_ctz(m), pv = port * V + vc, iv = base + pv;
-            int code = fl_vq_front(f, iv);
-            int32_t arr = f->vq[((size_t)iv * f->B + f->vq_head[iv]) * 2 + 1];
-            if (t < arr + net->cfg.router_delay)
+            if (t < f->va_ready[iv])
                 continue; /* routing + allocation pipeline */
             if (net->in_out[iv] < 0) {
                 int out, ovc;
-                sim_route(net, r, port, &net->pkt[FL_PKT(code)], &out, &ovc);
+                sim_route(net, r, port, &net->pkt[FL_PKT(fl_vq_front(f, iv))], &out, &ovc);
                 net->in_out[iv] = out;
                 net->in_ovc[iv] = ovc;
             }
@@ -323,6 +379,24 @@ static void fl_route_va(struct sim_net *net, int64_t t, int r)
     }
 }
 
+/* The head flit of pk crosses towards output o, VC ov: FECN marking from
+ * the remote queue's occupancy, and hop counters. */
+static void fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov)
+{
+    if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
+        double cap = net->out_cap[ov], fr = (cap - net->out_cred[ov]) / cap;
+        double prob = (fr - 0.5) * 2.0 * net->cfg.fecn_mult;
+        if (fr > 0.5 && (prob >= 1.0 || sim_rand01(net) < prob))
+            pk->flags |= PF_FECN;
+    }
+    pk->hops++;
+    if (o >= net->cfg.p) {
+        pk->rhops++;
+        if (o >= net->cfg.p + net->cfg.a - 1)
+            pk->ghops++;
+    }
+}
+
 /* Move the front flit of input VC (r, pv) across the switch. */
 static void fl_traverse(struct sim_net *net, int r, int pv)
 {
@@ -330,37 +404,21 @@ static void fl_traverse(struct sim_net *net, int r, int pv)
     int iv = r * net->P * net->V + pv, port = pv / net->V, vc = pv % net->V;
     int o = net->in_out[iv], ovc = net->in_ovc[iv], ip = r * net->P + o, ov = ip * net->V + ovc;
     int code = fl_vq_front(f, iv);
-    struct sim_pkt *pk = &net->pkt[FL_PKT(code)];
-    if (++f->vq_head[iv] == f->B)
-        f->vq_head[iv] = 0;
-    f->vq_n[iv]--;
+    fl_vq_pop(f, iv, FL_TAIL(code));
     net->in_flits[iv]--;
     if (f->vq_n[iv] == 0)
         f->sw_mask[iv / net->V] &= (uint8_t)~(1u << vc);
-    if (FL_IDX(code) == 0) {
-        if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
-            double cap = net->out_cap[ov], fr = (cap - net->out_cred[ov]) / cap;
-            double prob = (fr - 0.5) * 2.0 * net->cfg.fecn_mult;
-            if (fr > 0.5 && (prob >= 1.0 || sim_rand01(net) < prob))
-                pk->flags |= PF_FECN;
-        }
-        pk->hops++;
-        if (o >= net->cfg.p) {
-            pk->rhops++;
-            if (o >= net->cfg.p + net->cfg.a - 1)
-                pk->ghops++;
-        }
-    }
+    if (FL_IDX(code) == 0)
+        fl_head_crosses(net, &net->pkt[FL_PKT(code)], o, ov);
     net->out_cred[ov]--;
     net->out_occ[ip]++;
     net->out_fwd[ov]++; /* output queue + wire count as "forward" */
     int k = f->oq_head[ip] + f->oq_n[ip];
     if (k >= f->Q)
         k -= f->Q;
-    f->oq[(size_t)ip * f->Q + k] = code;
-    f->oq_vc[(size_t)ip * f->Q + k] = ovc;
+    f->oq[(size_t)ip * f->Q + k] = code * 8 + ovc;
     f->oq_n[ip]++;
-    if (FL_IDX(code) == pk->len - 1) {
+    if (FL_TAIL(code)) {
         int ipi = r * net->P + port;
         f->owner[ov] = -1;
         f->vq_state[iv] = VQ_IDLE;
@@ -369,6 +427,7 @@ static void fl_traverse(struct sim_net *net, int r, int pv)
         if (f->vq_n[iv] > 0) { /* the next packet's head is now in front */
             f->va_mask[ipi] |= (uint8_t)(1u << vc);
             f->va_need[r]++;
+            f->va_ready[iv] = fl_vq_front_arr(f, iv) + net->cfg.router_delay;
         }
     }
 }
@@ -427,7 +486,6 @@ static void fl_outputs(struct sim_net *net)
         int s = f->pipe_off[ip] + f->tmod[f->lat_c[ip]];
         size_t k = (size_t)ip * f->Q + f->oq_head[ip];
         f->pipe[s] = f->oq[k];
-        f->pipe_vc[s] = f->oq_vc[k];
         if (++f->oq_head[ip] == f->Q)
             f->oq_head[ip] = 0;
         f->oq_n[ip]--;
@@ -495,12 +553,15 @@ int64_t sim_flit_outside(const struct sim_net *net)
     return x;
 }
 
-/* Diagnostics: copy up to max flit codes of input VC iv, front first. */
+/* Diagnostics: packet ids of up to max flits of input VC iv, front first. */
 int sim_flit_vc_codes(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
-    int n = f->vq_n[iv] < max ? f->vq_n[iv] : max;
-    for (int k = 0; k < n; k++)
-        out[k] = f->vq[((size_t)iv * f->B + (f->vq_head[iv] + k) % f->B) * 2];
+    int n = 0;
+    for (int k = 0; k < f->ve_n[iv]; k++) {
+        const struct fl_ent *e = &f->ve[(size_t)iv * f->B + (f->ve_head[iv] + k) % f->B];
+        for (int i = e->sent; i < e->present && n < max; i++)
+            out[n++] = e->pkt;
+    }
     return n;
 }

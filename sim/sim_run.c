@@ -328,10 +328,10 @@ static void sim_debug_census(const struct sim_net *net)
             int32_t codes[512];
             int n = sim_flit_vc_codes(net, (int)iv, codes, 512);
             for (int k = 0; k < n; k++) {
-                int s = net->node[net->pkt[codes[k] >> 5].dst].slow > 1;
+                int s = net->node[net->pkt[codes[k]].dst].slow > 1;
                 *(s ? &slow_f : &fast_f) += 1;
             }
-            blocked_vcs += n > 0 && net->node[net->pkt[codes[0] >> 5].dst].slow > 1;
+            blocked_vcs += n > 0 && net->node[net->pkt[codes[0]].dst].slow > 1;
         }
     }
     fprintf(stderr, "census: nonempty VCs %lld, flits slow-bound %lld other %lld, VCs fronted by slow-bound %lld\n",
