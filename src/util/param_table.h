@@ -21,8 +21,8 @@
     X(PIGGYBACK, "SLUICE_PIGGYBACK", INT, "1", 0, 1,                                        \
       "return credits in the spare bytes of a data packet's last slot (paper 001 5.4)")     \
     X(PKT_SLOTS, "SLUICE_PKT_SLOTS", INT, "64", 1, 1024,                                    \
-      "largest packet in slots (also limited by the per-sender credit quota); larger "      \
-      "messages are cut into packets")                                                      \
+      "largest packet in slots; also at most quota - (threshold - 1) slots (paper 001 "      \
+      "Eq. 3), which rules out credit deadlock. Larger messages are cut into packets")      \
     X(CMA, "SLUICE_CMA", INT, "1", 0, 1,                                                    \
       "bulk get/put by cross-memory attach (process_vm_readv/writev); 0 forces the "        \
       "staged copy through shared memory")                                                  \

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -264,6 +265,12 @@ static void job_child(const sr_job_t *job, int rank, int pmi_fd, const int *outp
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(SR_EXIT_NOTFOUND); /* launcher already gone */
     setpgid(0, job->pgid);                            /* rank 0: pgid is 0, it becomes the leader */
+    if (job->opts->bind == SR_BIND_CORE) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(job->opts->cpus[rank % job->opts->ncpus], &one);
+        sched_setaffinity(0, sizeof one, &one); /* a failure only costs placement */
+    }
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)

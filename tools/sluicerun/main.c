@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,10 @@ static const char sr_usage[] =
     "                       exit with status 124 (default: no limit)\n"
     "  --grace SEC          at teardown, seconds between SIGTERM and SIGKILL\n"
     "                       (default 3; 0 sends SIGKILL at once)\n"
+    "  --bind-to core|none  pin rank r to the r-th CPU this launcher may use (round\n"
+    "                       robin), or leave placement to the kernel; default: core\n"
+    "                       when N <= CPUs (spinning ranks must not share a CPU),\n"
+    "                       none when oversubscribed\n"
     "  --pmi-port           serve PMI over TCP on 127.0.0.1 (PMI_PORT + PMI_ID)\n"
     "                       instead of PMI_FD, for clients that only know that\n"
     "                       form (any local process can connect: off by default)\n"
@@ -85,6 +90,18 @@ static const char *sr_optval(int argc, char **argv, int *i, const char *eq)
     return argv[++*i];
 }
 
+/* The CPUs we may use, and whether ranks get bound to them. */
+static void sr_cpus(sr_opts_t *o)
+{
+    cpu_set_t set;
+    o->ncpus = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE && o->ncpus < (int)(sizeof o->cpus / sizeof o->cpus[0]); c++)
+            if (CPU_ISSET(c, &set)) o->cpus[o->ncpus++] = c;
+    if (o->bind == SR_BIND_AUTO) o->bind = o->nranks <= o->ncpus ? SR_BIND_CORE : SR_BIND_NONE;
+    if (o->ncpus == 0) o->bind = SR_BIND_NONE;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int sr_parse(int argc, char **argv, sr_opts_t *o)
 {
@@ -122,6 +139,11 @@ static int sr_parse(int argc, char **argv, sr_opts_t *o)
         } else if (!strcmp(name, "-l") || !strcmp(name, "--prefix")) {
             if (eq) return sr_usage_error("option '%s' takes no value", name);
             o->prefix = true;
+        } else if (!strcmp(name, "--bind-to")) {
+            if (!(v = sr_optval(argc, argv, &i, eq)) || (strcmp(v, "core") && strcmp(v, "none")))
+                return sr_usage_error("--bind-to takes 'core' or 'none', got '%s'",
+                                      v ? v : "nothing");
+            o->bind = strcmp(v, "core") == 0 ? SR_BIND_CORE : SR_BIND_NONE;
         } else if (!strcmp(name, "--pmi-port")) {
             if (eq) return sr_usage_error("option '%s' takes no value", name);
             o->pmi_port = true;
@@ -138,6 +160,7 @@ static int sr_parse(int argc, char **argv, sr_opts_t *o)
         }
     }
     if (o->nranks == 0) return sr_usage_error("%s", "the number of ranks (-n N) is required");
+    sr_cpus(o);
     if (i >= argc) return sr_usage_error("%s", "no program to run");
     o->argv = argv + i;
     return -1;

@@ -25,12 +25,18 @@
 #define SR_EXIT_NOEXEC 126
 #define SR_EXIT_NOTFOUND 127
 
+/* --bind-to: auto binds like "core" when the job fits the CPUs, else not. */
+enum { SR_BIND_AUTO, SR_BIND_CORE, SR_BIND_NONE };
+
 typedef struct sr_opts {
     int nranks;
     bool prefix;      /* --prefix / -l */
     double timeout;   /* seconds; 0 = none */
     double grace;     /* seconds between SIGTERM and SIGKILL at teardown */
     bool pmi_port;    /* --pmi-port: PMI_PORT + PMI_ID instead of PMI_FD */
+    int bind;         /* SR_BIND_*: --bind-to */
+    int ncpus;        /* CPUs the launcher may run on, in order */
+    int cpus[1024];
     const char *path; /* resolved program */
     char **argv;      /* program and its arguments (argv[0] as given) */
 } sr_opts_t;

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install the Debian packages Sluice needs to build, test and benchmark
+# (skips apt entirely when everything is already there).
+#   build: gcc, make, cmake          tests: mpich (Hydra launcher, PMI-1 peer)
+#   benchmarks: mpich, openmpi-bin   simulator figures: gnuplot-nox
+set -eu
+pkgs="build-essential cmake mpich libmpich-dev gnuplot-nox"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
