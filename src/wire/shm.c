@@ -211,15 +211,21 @@ static void ring_write(char *ring, size_t ring_bytes, size_t at, const struct io
     if (first < len) iov_gather(ring, iov, iovcnt, off + first, len - first);
 }
 
-void shm_wake(wire_t *w, shm_hdr_t *h)
+/* Wake h's owner if it sleeps.  Callers have made their update visible with
+ * a full fence (or a seq_cst read-modify-write): pairs with the fence in
+ * wire_sleep, so either the sleeper sees the update or we see it asleep. */
+static void shm_wake_fenced(wire_t *w, shm_hdr_t *h)
 {
-    /* Pairs with the fence in wire_wait: either the sleeper sees our data or
-     * we see it asleep. */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&h->sleepers, memory_order_relaxed) == 0) return;
+    if (atomic_load_explicit(&h->sleepers, memory_order_seq_cst) == 0) return;
     atomic_fetch_add_explicit(&h->wake_seq, 1, memory_order_release);
     sl_futex_wake_all(&h->wake_seq);
     WIRE_STAT_INC(w, wakeups_tx, 1);
+}
+
+void shm_wake(wire_t *w, shm_hdr_t *h)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    shm_wake_fenced(w, h);
 }
 
 /* SLUICE_WIRE_CHECK: the slots [pos, pos+k) must have been consumed in
@@ -263,8 +269,8 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct 
             ring_write(p->ring, ring_bytes, base + (size_t)k * SHM_SLOT - SHM_PIGGY_BYTES, &civ,
                        1, 0, sizeof c16);
             flags |= PF_PIGGY;
-            WIRE_STAT_INC(w, piggy_pkts_tx, 1);
-            WIRE_STAT_INC(w, piggy_credits_tx, c);
+            WIRE_STAT_OWN(&w->peers[peer].tx, piggy_pkts_tx, 1); /* under its lock */
+            WIRE_STAT_OWN(&w->peers[peer].tx, piggy_credits_tx, c);
         }
     }
     ph->src = (uint16_t)w->rank;
@@ -272,8 +278,10 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct 
     ph->type = type;
     ph->flags = flags;
     ph->rsvd = 0;
-    atomic_store_explicit(&ph->seq, SHM_SEQ(pos), memory_order_release);
-    shm_wake(w, h);
+    /* One locked exchange both publishes the packet (release) and is the full
+     * fence the sleeper check needs: cheaper than a store plus mfence. */
+    atomic_exchange_explicit(&ph->seq, SHM_SEQ(pos), memory_order_seq_cst);
+    shm_wake_fenced(w, h);
 }
 
 bool shm_ring_ready(wire_t *w)
@@ -322,17 +330,17 @@ static uint32_t shm_take_one(wire_t *w)
         uint16_t c;
         size_t at = (end - SHM_PIGGY_BYTES) % ring_bytes;
         memcpy(&c, w->ring + at, sizeof c);
-        WIRE_STAT_INC(w, piggy_pkts_rx, 1);
+        WIRE_STAT_OWN(&w->stats, piggy_pkts_rx, 1);
         wire_credits_arrived(w, src, c);
     }
     if (type == WIRE_T_CREDIT) {
         uint32_t c;
         memcpy(&c, data, sizeof c);
-        WIRE_STAT_INC(w, credit_pkts_rx, 1);
+        WIRE_STAT_OWN(&w->stats, credit_pkts_rx, 1);
         wire_credits_arrived(w, src, c);
     } else {
-        WIRE_STAT_INC(w, pkts_rx, 1);
-        WIRE_STAT_INC(w, bytes_rx, len);
+        WIRE_STAT_OWN(&w->stats, pkts_rx, 1);
+        WIRE_STAT_OWN(&w->stats, bytes_rx, len);
         wire_deliver(w, src, type, flags, data, len);
     }
     /* Clear every slot's first word before the credits go back, so a later
@@ -348,8 +356,8 @@ static uint32_t shm_take_one(wire_t *w)
         if (c) {
             struct iovec iov = {&c, sizeof c};
             shm_put_pkt(w, src, WIRE_T_CREDIT, PF_FIRST | PF_LAST, &iov, 1, 0, sizeof c);
-            WIRE_STAT_INC(w, credit_pkts_tx, 1);
-            WIRE_STAT_INC(w, credits_returned, c);
+            WIRE_STAT_OWN(&w->stats, credit_pkts_tx, 1);
+            WIRE_STAT_OWN(&w->stats, credits_returned, c);
         }
     }
     return k;

@@ -172,6 +172,12 @@ void wire_get_stats(const wire_t *w, wire_stats_t *out)
 #define WIRE_STAT_FIELD_(f) out->f = atomic_load_explicit(&w->stats.f, memory_order_relaxed);
 #include "wire/stats_fields.h"
 #undef WIRE_STAT_FIELD_
+    for (int r = 0; r < w->size; r++) {
+        const wire_stats_atomic_t *tx = &w->peers[r].tx;
+#define WIRE_STAT_FIELD_(f) out->f += atomic_load_explicit(&tx->f, memory_order_relaxed);
+#include "wire/stats_fields.h"
+#undef WIRE_STAT_FIELD_
+    }
 }
 
 /* Number of packets a message of len bytes is cut into. */
@@ -193,9 +199,9 @@ static bool wire_send_frags(wire_t *w, int dst, uint8_t type, const struct iovec
         p->credits -= k;
         uint8_t flags = (*off == 0 ? PF_FIRST : 0) | (*off + n == len ? PF_LAST : 0);
         shm_put_pkt(w, dst, type, flags, iov, iovcnt, *off, n);
-        WIRE_STAT_INC(w, pkts_tx, 1);
-        WIRE_STAT_INC(w, bytes_tx, n);
-        if (parked) WIRE_STAT_INC(w, stalled_pkts, 1);
+        WIRE_STAT_OWN(&p->tx, pkts_tx, 1);
+        WIRE_STAT_OWN(&p->tx, bytes_tx, n);
+        if (parked) WIRE_STAT_OWN(&p->tx, stalled_pkts, 1);
         if (len == 0) {
             *off = 1; /* the one empty packet is out */
             return true;
@@ -263,8 +269,8 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
     if (dst == w->rank) return wire_send_self(w, type, iov, iovcnt, len);
     wire_peer_t *p = &w->peers[dst];
     if (atomic_load(&p->dead)) return SL_ERR_PEER_DEAD;
-    WIRE_STAT_INC(w, msgs_tx, 1);
     pthread_mutex_lock(&p->lock);
+    WIRE_STAT_OWN(&p->tx, msgs_tx, 1);
     size_t need = 0, frags = wire_frag_count(w, len);
     for (size_t i = 0; i < frags; i++) {
         size_t n = i + 1 < frags ? w->layout.pkt_payload : len - i * w->layout.pkt_payload;
@@ -290,7 +296,7 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
             }
             sl_list_push_tail(&p->pending, &pm->link);
             atomic_fetch_add(&w->parked, 1);
-            WIRE_STAT_INC(w, stalled_msgs, 1);
+            WIRE_STAT_OWN(&p->tx, stalled_msgs, 1);
             wire_drain_pending(w, dst);
         }
     }

@@ -78,6 +78,23 @@ typedef struct stage_job {
     size_t len, chunks_done;
 } stage_job_t;
 
+typedef struct wire_stats_atomic {
+#define WIRE_STAT_FIELD_(f) _Atomic uint64_t f;
+#include "wire/stats_fields.h"
+#undef WIRE_STAT_FIELD_
+} wire_stats_atomic_t;
+
+/* Counters shared by all threads (rare events): atomic add. */
+#define WIRE_STAT_INC(w, field, n)                                                          \
+    atomic_fetch_add_explicit(&(w)->stats.field, (n), memory_order_relaxed)
+/* Counters with one writer at a time (a peer's tx block under its lock, the
+ * drainer's block): a relaxed load and store, no locked instruction on the
+ * packet path, and still race-free for concurrent readers. */
+#define WIRE_STAT_OWN(block, field, n)                                                      \
+    atomic_store_explicit(&(block)->field,                                                  \
+                          atomic_load_explicit(&(block)->field, memory_order_relaxed) + (n),\
+                          memory_order_relaxed)
+
 /* A message parked for lack of credits (a copy: the caller's buffer is free). */
 typedef struct wire_pend {
     sl_list_t link;
@@ -99,16 +116,9 @@ typedef struct wire_peer {
     int pidfd;
     bool cma;
     _Atomic bool dead;
+    wire_stats_atomic_t tx; /* sends to this peer, written under lock */
 } wire_peer_t;
 
-#define WIRE_STAT_INC(w, field, n)                                                          \
-    atomic_fetch_add_explicit(&(w)->stats.field, (n), memory_order_relaxed)
-
-typedef struct wire_stats_atomic {
-#define WIRE_STAT_FIELD_(f) _Atomic uint64_t f;
-#include "wire/stats_fields.h"
-#undef WIRE_STAT_FIELD_
-} wire_stats_atomic_t;
 
 struct wire {
     boot_t *boot;

@@ -25,6 +25,8 @@ int main(int argc, char **argv)
         fclose(f);
         signal(SIGTERM, SIG_IGN);
     }
+    /* nobody dies before the key is on record */
+    CHECK_OK(boot_fence(c.boot));
     CHECK_OK(wt_wire(&c)); /* "init": rank 1 dies in here */
     CHECK(strcmp(argv[2], "run") == 0);
     if (c.rank == 1) raise(SIGKILL);
