@@ -30,6 +30,10 @@
       "bytes per staging buffer of the staged bulk copy (two per channel, pipelined)")      \
     X(STAGE_CHANNELS, "SLUICE_STAGE_CHANNELS", INT, "4", 1, 64,                             \
       "staged bulk copies a rank may have in flight at once")                               \
+    X(SHM_HEAP, "SLUICE_SHM_HEAP", INT, "67108864", 0, 17179869184,                         \
+      "bytes of each rank's shared heap (wire_heap_alloc, later MPI_Alloc_mem): memory "    \
+      "every peer has mapped, so gets and puts on it are one memcpy. Shrunk to fit "       \
+      "/dev/shm; 0 disables it")                                                           \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex")                                                                          \

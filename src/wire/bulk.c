@@ -116,6 +116,15 @@ static sl_status_t bulk_stage(wire_t *w, wire_bulk_t *op)
     return SL_INPROGRESS;
 }
 
+/* A copy this process can do itself: to itself, or through a peer's heap
+ * mapped here.  memmove: a rank may copy between overlapping ranges of its
+ * own memory. */
+static void bulk_local_copy(int kind, void *laddr, char *remote, size_t len)
+{
+    if (kind == BULK_GET) memmove(laddr, remote, len);
+    else memmove(remote, laddr, len);
+}
+
 static sl_status_t bulk_start(wire_t *w, int kind, int peer, uint64_t raddr, void *laddr,
                               size_t len, wire_bulk_t *op)
 {
@@ -127,13 +136,16 @@ static sl_status_t bulk_start(wire_t *w, int kind, int peer, uint64_t raddr, voi
     else WIRE_STAT_INC(w, puts, 1);
     WIRE_STAT_INC(w, bulk_bytes, len);
     sl_status_t st = SL_OK;
+    char *remote;
     if (len == 0) {
         /* nothing to move */
     } else if (peer == w->rank) {
-        char *remote = (char *)(uintptr_t)raddr;
-        memmove(kind == BULK_GET ? laddr : remote, kind == BULK_GET ? remote : laddr, len);
+        bulk_local_copy(kind, laddr, (char *)(uintptr_t)raddr, len);
     } else if (atomic_load(&w->peers[peer].dead)) {
         st = SL_ERR_PEER_DEAD;
+    } else if ((remote = heap_translate(w, peer, raddr, len)) != NULL) {
+        WIRE_STAT_INC(w, heap_copies, 1);
+        bulk_local_copy(kind, laddr, remote, len);
     } else if (w->peers[peer].cma) {
         st = bulk_cma(w, op);
         if (st == SL_ERR_PERM) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,6 +35,28 @@ static void shm_peer_bind(wire_peer_t *p, shm_hdr_t *h)
     p->ring = (char *)h + h->ring_off;
     p->chans = (shm_stage_chan_t *)((char *)h + h->stage_off);
     p->stage_bufs = (char *)(p->chans + h->stage_chans);
+    p->heap = h->heap_len ? (char *)h + h->heap_off : NULL;
+    p->heap_base = h->self_addr + h->heap_off;
+}
+
+/* The shared heap's size: SLUICE_SHM_HEAP, shrunk so that every rank's heap
+ * together takes at most half of what /dev/shm has free (tmpfs pages are
+ * only used when touched, but a touch past the limit would be a SIGBUS). */
+static size_t shm_heap_size(const wire_t *w)
+{
+    long want = 0;
+    if (sl_param_int(SL_PARAM_SHM_HEAP, &want) != SL_OK || want <= 0) return 0;
+    size_t heap = (size_t)want;
+    struct statvfs sv;
+    if (statvfs("/dev/shm", &sv) == 0) {
+        size_t budget = (size_t)sv.f_bavail * sv.f_frsize / 2 / (size_t)w->size;
+        if (heap > budget) {
+            sl_log_debug("wire: shared heap shrunk from %zu to %zu bytes to fit /dev/shm", heap,
+                         budget);
+            heap = budget;
+        }
+    }
+    return heap & ~(size_t)(SHM_PAGE - 1);
 }
 
 /* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
@@ -54,8 +77,10 @@ sl_status_t shm_create(wire_t *w)
     size_t ring_off = round_page(sizeof(shm_hdr_t));
     size_t stage_off = ring_off + round_page((size_t)w->layout.slots * SHM_SLOT);
     /* The staging buffers start right after the channel array. */
-    size_t seg_len = stage_off + (size_t)chans * sizeof(shm_stage_chan_t) + (size_t)chans * 2 * (size_t)chunk;
-    seg_len = round_page(seg_len);
+    size_t heap_off = round_page(stage_off + (size_t)chans * sizeof(shm_stage_chan_t) +
+                                 (size_t)chans * 2 * (size_t)chunk);
+    size_t heap_len = shm_heap_size(w);
+    size_t seg_len = heap_off + heap_len;
 
     snprintf(w->shm_name, sizeof w->shm_name, "/sluice-%s-%d", bi->jobkey, w->rank);
     int fd = shm_open(w->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -90,6 +115,8 @@ sl_status_t shm_create(wire_t *w)
     h->stage_chunk = (uint32_t)chunk;
     h->ring_off = ring_off;
     h->stage_off = stage_off;
+    h->heap_off = heap_off;
+    h->heap_len = heap_len;
     h->seg_len = seg_len;
     h->self_addr = (uint64_t)(uintptr_t)map;
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, SHM_MAGIC, memory_order_release);

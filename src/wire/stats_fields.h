@@ -19,3 +19,4 @@ WIRE_STAT_FIELD_(gets)
 WIRE_STAT_FIELD_(puts)
 WIRE_STAT_FIELD_(bulk_bytes)
 WIRE_STAT_FIELD_(staged_ops)       /* bulk copies that went through staging */
+WIRE_STAT_FIELD_(heap_copies)      /* bulk copies on a peer's shared heap (memcpy) */

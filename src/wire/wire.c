@@ -113,10 +113,13 @@ sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out)
     if ((st = boot_fence(boot)) != SL_OK) goto detach;
     if ((st = shm_attach_peers(w)) != SL_OK) goto detach;
     bulk_init(w);
-    if ((st = boot_fence(boot)) != SL_OK) goto detach;
+    heap_init(w);
+    if ((st = boot_fence(boot)) != SL_OK) goto heap;
     shm_unlink_own(w);
     *out = w;
     return SL_OK;
+heap:
+    heap_fini(w);
 detach:
     shm_detach(w);
 free_wire:
@@ -147,6 +150,7 @@ sl_status_t wire_fini(wire_t *w)
             sl_log_warn("wire: finalizing with messages to rank %d still waiting for credits "
                         "(call wire_flush first): they are dropped", r);
     bulk_fini(w);
+    heap_fini(w);
     shm_detach(w);
     wire_free(w);
     return SL_OK;

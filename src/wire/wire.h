@@ -144,6 +144,15 @@ sl_status_t wire_bulk_wait(wire_t *w, wire_bulk_t *op);
  * SLUICE_PIGGYBACK); for experiments comparing the two. */
 void wire_set_piggyback(wire_t *w, bool on);
 
+/* The shared heap: memory of this rank that every peer has mapped.  A get
+ * or put whose remote range lies in a peer's shared heap is one memcpy
+ * (no system call).  64-byte aligned; NULL when the heap (SLUICE_SHM_HEAP)
+ * is exhausted or disabled.  wire_heap_free returns SL_ERR_INVALID for a
+ * pointer that is not a live block of this heap. */
+void *wire_heap_alloc(wire_t *w, size_t len);
+sl_status_t wire_heap_free(wire_t *w, void *ptr);
+size_t wire_heap_size(const wire_t *w);
+
 /* Whether bulk copies to peer use cross-memory attach. */
 bool wire_peer_uses_cma(const wire_t *w, int peer);
 

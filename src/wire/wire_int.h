@@ -47,7 +47,7 @@ typedef struct shm_hdr {
     char jobkey[BOOT_JOBKEY_LEN];
     uint32_t slots, credit_slots, quota, pkt_slots;
     uint32_t stage_chans, stage_chunk;
-    uint64_t ring_off, stage_off, seg_len;
+    uint64_t ring_off, stage_off, heap_off, heap_len, seg_len;
     uint64_t self_addr; /* where the owner mapped it: target of the CMA probe */
     SL_ALIGNED_LINE _Atomic uint32_t wake_seq; /* futex word */
     _Atomic uint32_t sleepers;                 /* threads of the owner asleep on it */
@@ -112,6 +112,8 @@ typedef struct wire_peer {
     char *ring;
     shm_stage_chan_t *chans;
     char *stage_bufs;
+    char *heap;             /* its shared heap, as mapped here */
+    uint64_t heap_base;     /* the same heap's address in its own process */
     pid_t pid;
     int pidfd;
     bool cma;
@@ -153,6 +155,9 @@ struct wire {
     stage_job_t *jobs;                 /* peers' staged ops we serve */
     _Atomic int stage_active;
 
+    pthread_mutex_t heap_lock;  /* our shared heap's allocator */
+    struct heap_ext *heap_free, *heap_used;
+
     wire_stats_atomic_t stats;
 };
 
@@ -177,6 +182,12 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
 void wire_credits_arrived(wire_t *w, int peer, uint32_t credits);
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data,
                   size_t len);
+
+/* heap.c */
+void heap_init(wire_t *w);
+void heap_fini(wire_t *w);
+/* If [raddr, raddr+len) lies in peer's shared heap, its address here. */
+char *heap_translate(const wire_t *w, int peer, uint64_t raddr, size_t len);
 
 /* bulk.c */
 void bulk_init(wire_t *w);

@@ -1,7 +1,8 @@
 /* One-sided get/put integrity from 1 B to 64 MiB, odd sizes, misaligned on
  * both sides, on whichever path the environment selects (cross-memory attach
- * by default, the staged copy with SLUICE_CMA=0; ctest runs both).
- * usage: bulk_test [expect: cma|staged] */
+ * by default, the staged copy with SLUICE_CMA=0, a plain memcpy through the
+ * peer's shared heap with "heap"; ctest runs all three).
+ * usage: bulk_test [cma|staged|heap] */
 #include "util/status.h"
 #include "wtest.h"
 
@@ -29,8 +30,17 @@ int main(int argc, char **argv)
     CHECK_OK(wt_init(&c));
     CHECK_EQ(c.size, 2);
     int peer = 1 - c.rank;
-    char *src = malloc(BIG + SLACK), *dst = malloc(BIG + SLACK);
-    CHECK(src && dst);
+    bool heap = !strcmp(expect, "heap");
+    char *src, *dst;
+    if (heap) {
+        src = wire_heap_alloc(c.wire, BIG + SLACK);
+        dst = wire_heap_alloc(c.wire, BIG + SLACK);
+        CHECK_MSG(src && dst, "shared heap of %zu bytes too small", wire_heap_size(c.wire));
+    } else {
+        src = malloc(BIG + SLACK);
+        dst = malloc(BIG + SLACK);
+        CHECK(src && dst);
+    }
     uint64_t myseed = 1000 + (uint64_t)c.rank, peerseed = 1000 + (uint64_t)peer;
     t_fill(src, BIG + SLACK, myseed);
     addrs_t mine = {(uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst}, theirs;
@@ -90,23 +100,35 @@ int main(int argc, char **argv)
     wire_stats_t s;
     wire_get_stats(c.wire, &s);
     if (c.rank == 0) {
-        if (cma) CHECK_EQ(s.staged_ops, 0);
-        else CHECK(s.staged_ops == s.gets + s.puts);
+        if (heap) {
+            CHECK_EQ(s.heap_copies, s.gets + s.puts);
+            CHECK_EQ(s.staged_ops, 0);
+        } else {
+            CHECK_EQ(s.heap_copies, 0);
+            if (cma) CHECK_EQ(s.staged_ops, 0);
+            else CHECK(s.staged_ops == s.gets + s.puts);
+        }
         printf("bulk: %llu gets and %llu puts, %llu bytes, via %s\n",
                (unsigned long long)s.gets, (unsigned long long)s.puts,
-               (unsigned long long)s.bulk_bytes, cma ? "cross-memory attach" : "staging");
+               (unsigned long long)s.bulk_bytes,
+               heap ? "the shared heap" : cma ? "cross-memory attach" : "staging");
         /* invalid arguments */
         wire_bulk_t op;
         CHECK_EQ(wire_get(c.wire, 5, theirs.src, dst, 1, &op), SL_ERR_INVALID);
         CHECK_EQ(wire_get(c.wire, peer, 0, dst, 1, &op), SL_ERR_INVALID);
         CHECK_EQ(wire_get(c.wire, peer, theirs.src, NULL, 1, &op), SL_ERR_INVALID);
         CHECK_EQ(wire_get(c.wire, peer, theirs.src, dst, 1, NULL), SL_ERR_INVALID);
-        if (cma) /* an unmapped remote range is an error, not a crash */
+        if (cma && !heap) /* an unmapped remote range is an error, not a crash */
             CHECK_EQ(wire_get(c.wire, peer, 4096, dst, 64, &op), SL_ERR_SYS);
     }
     wt_fence(&c);
-    free(src);
-    free(dst);
+    if (heap) {
+        CHECK_OK(wire_heap_free(c.wire, src));
+        CHECK_OK(wire_heap_free(c.wire, dst));
+    } else {
+        free(src);
+        free(dst);
+    }
     wt_fini(&c);
     t_done("bulk_test");
     return 0;
