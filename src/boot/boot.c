@@ -6,6 +6,7 @@
 #include "util/sys.h"
 
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,9 +79,30 @@ static sl_status_t boot_jobkey_establish(boot_t *boot)
     return SL_OK;
 }
 
+/* One connection to the launcher per process, shared by every user in it
+ * (the Portals engine, MPI, tests): PMI-1 allows one client per process. */
+static pthread_mutex_t boot_lock = PTHREAD_MUTEX_INITIALIZER;
+static boot_t *boot_single;
+static int boot_refs;
+
+static sl_status_t boot_open(boot_t **out);
+
 sl_status_t boot_init(boot_t **out)
 {
     if (!out) return SL_ERR_INVALID;
+    pthread_mutex_lock(&boot_lock);
+    sl_status_t st = SL_OK;
+    if (!boot_single) st = boot_open(&boot_single);
+    if (st == SL_OK) {
+        boot_refs++;
+        *out = boot_single;
+    }
+    pthread_mutex_unlock(&boot_lock);
+    return st;
+}
+
+static sl_status_t boot_open(boot_t **out)
+{
     boot_t *boot = calloc(1, sizeof *boot);
     if (!boot) return SL_ERR_NOMEM;
     sl_status_t st = boot_pmi_init(&boot->pmi);
@@ -143,7 +165,15 @@ void boot_abort(boot_t *boot, int code, const char *msg)
 sl_status_t boot_fini(boot_t *boot)
 {
     if (!boot) return SL_ERR_INVALID;
-    sl_status_t st = boot_pmi_fini(&boot->pmi);
-    free(boot);
+    pthread_mutex_lock(&boot_lock);
+    sl_status_t st = SL_OK;
+    if (boot != boot_single || boot_refs <= 0) {
+        st = SL_ERR_INVALID;
+    } else if (--boot_refs == 0) {
+        st = boot_pmi_fini(&boot->pmi);
+        free(boot);
+        boot_single = NULL;
+    }
+    pthread_mutex_unlock(&boot_lock);
     return st;
 }

@@ -27,7 +27,10 @@ typedef struct boot_info {
 
 typedef struct boot boot_t;
 
-/* Connect to the launcher (or become a singleton) and establish the job key:
+/* Connect to the launcher (or become a singleton) and establish the job key.
+ * The connection is one per process and reference counted: a second
+ * boot_init returns the same handle, and the last boot_fini closes it.
+ * Connect to the launcher (or become a singleton) and establish the job key:
  * SLUICE_JOBKEY from sluicerun when present and well formed, otherwise rank
  * 0 draws one from getrandom and publishes it through the key-value space
  * (this costs one barrier).  On success *out is a new handle. */

@@ -1,0 +1,501 @@
+/* Library and NI lifetime, identities, the progress thread and waiting.
+ *
+ * Identity: pid = the rank in the launcher's job (unique on the host), nid =
+ * 0 (one host until the libfabric transport exists).  A logical NI's rank
+ * comes from its map (PtlSetMap). */
+#include "ptl/ptl_int.h"
+#include "util/log.h"
+#include "util/sys.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+ptl_global_t ptl_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+#define PTL_NID 0u
+#define PTL_PARK_NS 1000000 /* progress thread re-checks for absent waiters every 1 ms */
+
+
+/* ---- progress ------------------------------------------------------------- */
+
+void ptl_note_change(void)
+{
+    atomic_fetch_add_explicit(&ptl_g.changes, 1, memory_order_release);
+    if (atomic_load_explicit(&ptl_g.waiters, memory_order_relaxed) > 0 && ptl_g.wire)
+        wire_kick(ptl_g.wire);
+}
+
+int ptl_progress_locked(void)
+{
+    int n = wire_progress(ptl_g.wire);
+    if (ptl_g.ready_head) {
+        ptl_trig_run_ready();
+        n++;
+    }
+    return n;
+}
+
+/* The progress thread: drives the engine while no application thread is
+ * waiting inside the library, and sleeps on the wire's futex (no spinning:
+ * it must not take a CPU from the application) when there is nothing to do.
+ * While an application thread waits it parks, since that thread progresses
+ * and two pollers would only fight over the lock and the CPUs. */
+static void *ptl_progress_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&ptl_g.stop)) {
+        if (atomic_load(&ptl_g.waiters) > 0) {
+            uint32_t v = atomic_load(&ptl_g.park);
+            sl_futex_wait(&ptl_g.park, v, PTL_PARK_NS);
+            continue;
+        }
+        PTL_LOCK();
+        int n = ptl_progress_locked();
+        PTL_UNLOCK();
+        if (n == 0) wire_wait_spin(ptl_g.wire, 100000000, 0);
+    }
+    return NULL;
+}
+
+int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, bool *timed_out)
+{
+    uint64_t t0 = sl_now_ns();
+    int64_t limit = timeout_ms == PTL_TIME_FOREVER ? -1 : (int64_t)timeout_ms * 1000000;
+    int rc = PTL_OK;
+    *timed_out = false;
+    atomic_fetch_add(&ptl_g.waiters, 1);
+    for (;;) {
+        if (ready(arg)) break;
+        if (atomic_load(&ptl_g.aborting) > 0) {
+            rc = PTL_ABORTED;
+            atomic_fetch_sub(&ptl_g.aborting, 1);
+            break;
+        }
+        if (ptl_progress_locked() > 0) continue;
+        if (ready(arg)) break;
+        int64_t left = 10000000; /* re-check abort and timeout at least every 10 ms */
+        if (limit >= 0) {
+            int64_t rem = limit - (int64_t)(sl_now_ns() - t0);
+            if (rem <= 0) {
+                *timed_out = true;
+                break;
+            }
+            if (rem < left) left = rem;
+        }
+        PTL_UNLOCK();
+        sl_status_t st = wire_wait(ptl_g.wire, left);
+        PTL_LOCK();
+        if (st == SL_ERR_PEER_DEAD) sl_log_error("ptl: a peer process died");
+    }
+    atomic_fetch_sub(&ptl_g.waiters, 1);
+    atomic_fetch_add(&ptl_g.park, 1);
+    return rc;
+}
+
+/* ---- PtlInit / PtlFini / PtlAbort ------------------------------------------- */
+
+static int ptl_start(void)
+{
+    if (boot_init(&ptl_g.boot) != SL_OK) return PTL_FAIL;
+    const boot_info_t *bi = boot_get_info(ptl_g.boot);
+    ptl_g.rank = bi->rank;
+    ptl_g.size = bi->size;
+    ptl_g.uid = (ptl_uid_t)geteuid();
+    ptl_g.rx = calloc((size_t)ptl_g.size, sizeof(void *) * 4);
+    if (!ptl_g.rx || wire_init(ptl_g.boot, ptl_wire_recv, NULL, &ptl_g.wire) != SL_OK) {
+        free(ptl_g.rx);
+        ptl_g.rx = NULL;
+        boot_fini(ptl_g.boot);
+        return PTL_FAIL;
+    }
+    atomic_store(&ptl_g.stop, false);
+    ptl_g.progress_running = pthread_create(&ptl_g.progress, NULL, ptl_progress_main, NULL) == 0;
+    if (!ptl_g.progress_running) sl_log_warn("ptl: no progress thread; progress only inside calls");
+    return PTL_OK;
+}
+
+int PtlInit(void)
+{
+    PTL_LOCK();
+    int rc = PTL_OK;
+    if (ptl_g.init_count == 0) rc = ptl_start();
+    if (rc == PTL_OK) ptl_g.init_count++;
+    PTL_UNLOCK();
+    return rc;
+}
+
+
+static void ptl_stop(void)
+{
+    if (ptl_g.progress_running) {
+        atomic_store(&ptl_g.stop, true);
+        wire_kick(ptl_g.wire);
+        atomic_fetch_add(&ptl_g.park, 1);
+        sl_futex_wake_all(&ptl_g.park);
+        PTL_UNLOCK();
+        pthread_join(ptl_g.progress, NULL);
+        PTL_LOCK();
+        ptl_g.progress_running = false;
+    }
+    for (int k = 0; k < PTL_NI_KINDS; k++)
+        if (ptl_g.nis[k]) ptl_ni_destroy(ptl_g.nis[k]);
+    PTL_UNLOCK();
+    /* let what we still owe peers (acks, replies, credits) go out */
+    wire_flush(ptl_g.wire, 1000000000);
+    PTL_LOCK();
+    wire_fini(ptl_g.wire);
+    ptl_g.wire = NULL;
+    boot_fini(ptl_g.boot);
+    ptl_g.boot = NULL;
+    ptl_rx_free();
+    ptl_tables_reset();
+}
+
+void PtlFini(void)
+{
+    PTL_LOCK();
+    if (ptl_g.init_count > 0 && --ptl_g.init_count == 0) ptl_stop();
+    PTL_UNLOCK();
+}
+
+void PtlAbort(void)
+{
+    PTL_LOCK();
+    int w = atomic_load(&ptl_g.waiters);
+    if (ptl_g.init_count > 0 && w > 0) {
+        atomic_store(&ptl_g.aborting, w);
+        wire_kick(ptl_g.wire);
+    }
+    PTL_UNLOCK();
+}
+
+/* ---- NIs ---------------------------------------------------------------------- */
+
+static const ptl_ni_limits_t ptl_lim_default = {
+    .max_entries = 1024, .max_unexpected_headers = 1024, .max_mds = 1024, .max_cts = 1024,
+    .max_eqs = 1024, .max_pt_index = 63, .max_iovecs = 1024, .max_list_size = 1024,
+    .max_triggered_ops = 1024, .max_msg_size = (ptl_size_t)1 << 40, .max_atomic_size = 512,
+    .max_fetch_atomic_size = 512, .max_waw_ordered_size = 64, .max_war_ordered_size = 64,
+    .max_volatile_size = 512, .features = PTL_TARGET_BIND_INACCESSIBLE | PTL_TOTAL_DATA_ORDERING};
+
+static const ptl_ni_limits_t ptl_lim_max = {
+    .max_entries = 1 << 20, .max_unexpected_headers = 1 << 20, .max_mds = 1 << 20,
+    .max_cts = 1 << 20, .max_eqs = 1 << 20, .max_pt_index = 511, .max_iovecs = 1 << 20,
+    .max_list_size = 1 << 20, .max_triggered_ops = 1 << 20,
+    .max_msg_size = (ptl_size_t)INT64_MAX, .max_atomic_size = 512, .max_fetch_atomic_size = 512,
+    .max_waw_ordered_size = 64, .max_war_ordered_size = 64, .max_volatile_size = 512,
+    .features = PTL_TARGET_BIND_INACCESSIBLE | PTL_TOTAL_DATA_ORDERING};
+
+static int clamp_int(int want, int lo, int hi)
+{
+    return want < lo ? lo : want > hi ? hi : want;
+}
+
+static ptl_size_t clamp_size(ptl_size_t want, ptl_size_t lo, ptl_size_t hi)
+{
+    return want < lo ? lo : want > hi ? hi : want;
+}
+
+/* Desired limits are clamped into [1 (or the spec minimum), max] and used as is. */
+static void ptl_limits_apply(const ptl_ni_limits_t *d, ptl_ni_limits_t *out)
+{
+    *out = ptl_lim_default;
+    if (!d) return;
+    const ptl_ni_limits_t *m = &ptl_lim_max;
+    out->max_entries = clamp_int(d->max_entries, 1, m->max_entries);
+    out->max_unexpected_headers = clamp_int(d->max_unexpected_headers, 1, m->max_unexpected_headers);
+    out->max_mds = clamp_int(d->max_mds, 1, m->max_mds);
+    out->max_cts = clamp_int(d->max_cts, 1, m->max_cts);
+    out->max_eqs = clamp_int(d->max_eqs, 1, m->max_eqs);
+    out->max_pt_index = clamp_int(d->max_pt_index, 0, m->max_pt_index);
+    out->max_iovecs = clamp_int(d->max_iovecs, 1, m->max_iovecs);
+    out->max_list_size = clamp_int(d->max_list_size, 1, m->max_list_size);
+    out->max_triggered_ops = clamp_int(d->max_triggered_ops, 1, m->max_triggered_ops);
+    out->max_msg_size = clamp_size(d->max_msg_size, 1, m->max_msg_size);
+    out->max_atomic_size = clamp_size(d->max_atomic_size, 1, m->max_atomic_size);
+    out->max_fetch_atomic_size = clamp_size(d->max_fetch_atomic_size, 8, m->max_fetch_atomic_size);
+    out->max_waw_ordered_size = m->max_waw_ordered_size;
+    out->max_war_ordered_size = m->max_war_ordered_size;
+    out->max_volatile_size = clamp_size(d->max_volatile_size, 1, m->max_volatile_size);
+    out->features = d->features & m->features;
+}
+
+static int ptl_ni_kind(unsigned int options)
+{
+    unsigned int match = options & (PTL_NI_MATCHING | PTL_NI_NO_MATCHING);
+    unsigned int addr = options & (PTL_NI_LOGICAL | PTL_NI_PHYSICAL);
+    if (options & ~(unsigned)PTL_NI_INIT_OPTIONS_MASK) return -1;
+    if ((match != PTL_NI_MATCHING && match != PTL_NI_NO_MATCHING) ||
+        (addr != PTL_NI_LOGICAL && addr != PTL_NI_PHYSICAL))
+        return -1;
+    return (match == PTL_NI_MATCHING ? 0 : 1) | (addr == PTL_NI_LOGICAL ? 0 : 2);
+}
+
+ptl_ni_t *ptl_ni_get(ptl_handle_ni_t h)
+{
+    return ptl_handle_get(HT_NI, h);
+}
+
+int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
+              const ptl_ni_limits_t *desired, ptl_ni_limits_t *actual, ptl_handle_ni_t *ni_handle)
+{
+    PTL_CHECK_INIT();
+    int kind = ptl_ni_kind(options);
+    if (kind < 0 || !ni_handle || (iface != PTL_IFACE_DEFAULT && iface != 0))
+        return PTL_ARG_INVALID;
+    if (pid != PTL_PID_ANY && pid != (ptl_pid_t)ptl_g.rank) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    int rc = PTL_OK;
+    ptl_ni_t *ni = ptl_g.nis[kind];
+    if (ni) {
+        ni->refs++;
+    } else if (!(ni = calloc(1, sizeof *ni))) {
+        rc = PTL_NO_SPACE;
+    } else {
+        ni->kind = kind;
+        ni->options = options;
+        ni->refs = 1;
+        ptl_limits_apply(desired, &ni->limits);
+        ni->pts = calloc((size_t)ni->limits.max_pt_index + 1, sizeof *ni->pts);
+        ni->last_pt = (ptl_pt_index_t)ni->limits.max_pt_index; /* first PT_ANY gets 0 */
+        ni->handle = ni->pts ? ptl_handle_new(HT_NI, ni) : PTL_INVALID_HANDLE;
+        if (ni->handle == PTL_INVALID_HANDLE) {
+            free(ni->pts);
+            free(ni);
+            ni = NULL;
+            rc = PTL_NO_SPACE;
+        } else {
+            ptl_g.nis[kind] = ni;
+        }
+    }
+    if (rc == PTL_OK) {
+        if (actual) *actual = ni->limits;
+        *ni_handle = ni->handle;
+    }
+    PTL_UNLOCK();
+    return rc;
+}
+
+void ptl_ni_destroy(ptl_ni_t *ni)
+{
+    for (int i = 0; i <= ni->limits.max_pt_index; i++)
+        if (ni->pts[i].allocated) ptl_pt_release_entries(ni, &ni->pts[i]);
+    /* objects still open on this NI die with it */
+    for (int ty = HT_MD; ty < HT_COUNT; ty++) {
+        ptl_table_t *t = &ptl_g.tables[ty];
+        for (uint32_t i = 0; i < t->cap; i++) {
+            void *o = t->obj[i];
+            if (!o) continue;
+            if (ty == HT_MD && ((ptl_md_obj_t *)o)->ni == ni) {
+                ptl_handle_free(((ptl_md_obj_t *)o)->handle);
+                free(o);
+            } else if (ty == HT_EQ && ((ptl_eq_t *)o)->ni == ni) {
+                ptl_eq_destroy(o);
+            } else if (ty == HT_CT && ((ptl_ct_t *)o)->ni == ni) {
+                ptl_ct_destroy(o);
+            }
+        }
+    }
+    ptl_g.nis[ni->kind] = NULL;
+    ptl_handle_free(ni->handle);
+    free(ni->map);
+    free(ni->pts);
+    free(ni);
+}
+
+int PtlNIFini(ptl_handle_ni_t ni_handle)
+{
+    PTL_CHECK_INIT();
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    int rc = PTL_ARG_INVALID;
+    if (ni) {
+        if (--ni->refs == 0) ptl_ni_destroy(ni);
+        rc = PTL_OK;
+    }
+    PTL_UNLOCK();
+    return rc;
+}
+
+int PtlNIStatus(ptl_handle_ni_t ni_handle, ptl_sr_index_t reg, ptl_sr_value_t *status)
+{
+    PTL_CHECK_INIT();
+    if (!status || (unsigned)reg >= PTL_SR_LAST) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    if (ni) *status = ni->sr[reg];
+    PTL_UNLOCK();
+    return ni ? PTL_OK : PTL_ARG_INVALID;
+}
+
+int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t *ni_handle)
+{
+    PTL_CHECK_INIT();
+    if (!ni_handle) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = NULL;
+    void *o = ptl_handle_get(ptl_handle_type(handle), handle);
+    switch (o ? ptl_handle_type(handle) : HT_NONE) {
+    case HT_NI: ni = o; break;
+    case HT_MD: ni = ((ptl_md_obj_t *)o)->ni; break;
+    case HT_ME:
+    case HT_LE: ni = ((ptl_entry_t *)o)->ni; break;
+    case HT_EQ: ni = ((ptl_eq_t *)o)->ni; break;
+    case HT_CT: ni = ((ptl_ct_t *)o)->ni; break;
+    default: break;
+    }
+    if (ni) *ni_handle = ni->handle;
+    PTL_UNLOCK();
+    return ni ? PTL_OK : PTL_ARG_INVALID;
+}
+
+/* ---- identities and maps --------------------------------------------------------- */
+
+static bool ni_logical(const ptl_ni_t *ni)
+{
+    return (ni->options & PTL_NI_LOGICAL) != 0;
+}
+
+int ptl_ni_rank_of(const ptl_ni_t *ni, ptl_process_t id, int *rank)
+{
+    if (ni_logical(ni)) {
+        if (!ni->map || id.rank >= ni->map_size) return PTL_ARG_INVALID;
+        id = ni->map[id.rank];
+    }
+    if (id.phys.nid != PTL_NID || id.phys.pid >= (ptl_pid_t)ptl_g.size) return PTL_ARG_INVALID;
+    *rank = (int)id.phys.pid;
+    return PTL_OK;
+}
+
+/* How a message from job rank `rank` is named in this NI's events. */
+ptl_process_t ptl_ni_initiator_id(const ptl_ni_t *ni, int rank)
+{
+    ptl_process_t id = {.phys = {.nid = PTL_NID, .pid = (ptl_pid_t)rank}};
+    if (ni_logical(ni) && ni->map) {
+        for (ptl_size_t i = 0; i < ni->map_size; i++)
+            if (ni->map[i].phys.nid == PTL_NID && ni->map[i].phys.pid == (ptl_pid_t)rank) {
+                ptl_process_t r = {.rank = (ptl_rank_t)i};
+                return r;
+            }
+    }
+    return id;
+}
+
+int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_t *mapping)
+{
+    PTL_CHECK_INIT();
+    if (!mapping || map_size == 0) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    int rc = PTL_OK;
+    bool self = false;
+    for (ptl_size_t i = 0; ni && i < map_size; i++)
+        if (mapping[i].phys.nid == PTL_NID && mapping[i].phys.pid == (ptl_pid_t)ptl_g.rank)
+            self = true;
+    if (!ni || !ni_logical(ni) || !self) {
+        rc = PTL_ARG_INVALID;
+    } else if (ni->map) {
+        rc = PTL_IGNORED;
+    } else if (!(ni->map = malloc(map_size * sizeof *mapping))) {
+        rc = PTL_NO_SPACE;
+    } else {
+        memcpy(ni->map, mapping, map_size * sizeof *mapping);
+        ni->map_size = map_size;
+    }
+    PTL_UNLOCK();
+    return rc;
+}
+
+int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_process_t *mapping,
+              ptl_size_t *actual_map_size)
+{
+    PTL_CHECK_INIT();
+    if (!actual_map_size || (map_size && !mapping)) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    int rc = PTL_OK;
+    if (!ni || !ni_logical(ni)) {
+        rc = PTL_ARG_INVALID;
+    } else if (!ni->map) {
+        rc = PTL_NO_SPACE;
+    } else {
+        ptl_size_t n = map_size < ni->map_size ? map_size : ni->map_size;
+        memcpy(mapping, ni->map, n * sizeof *mapping);
+        *actual_map_size = ni->map_size;
+    }
+    PTL_UNLOCK();
+    return rc;
+}
+
+int PtlGetUid(ptl_handle_ni_t ni_handle, ptl_uid_t *uid)
+{
+    PTL_CHECK_INIT();
+    if (!uid) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    if (ni) *uid = ptl_g.uid;
+    PTL_UNLOCK();
+    return ni ? PTL_OK : PTL_ARG_INVALID;
+}
+
+int PtlGetPhysId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
+{
+    PTL_CHECK_INIT();
+    if (!id) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    if (ni) {
+        id->phys.nid = PTL_NID;
+        id->phys.pid = (ptl_pid_t)ptl_g.rank;
+    }
+    PTL_UNLOCK();
+    return ni ? PTL_OK : PTL_ARG_INVALID;
+}
+
+int PtlGetId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
+{
+    PTL_CHECK_INIT();
+    if (!id) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    int rc = ni ? PTL_OK : PTL_ARG_INVALID;
+    if (ni && ni_logical(ni)) {
+        if (!ni->map) rc = PTL_NO_SPACE; /* no rank before PtlSetMap */
+        else *id = ptl_ni_initiator_id(ni, ptl_g.rank);
+    } else if (ni) {
+        id->phys.nid = PTL_NID;
+        id->phys.pid = (ptl_pid_t)ptl_g.rank;
+    }
+    PTL_UNLOCK();
+    return rc;
+}
+
+/* ---- bundles, handles ---------------------------------------------------------- */
+
+int PtlStartBundle(ptl_handle_ni_t ni_handle)
+{
+    PTL_CHECK_INIT();
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    if (ni) ni->bundle_depth++;
+    PTL_UNLOCK();
+    return ni ? PTL_OK : PTL_ARG_INVALID;
+}
+
+int PtlEndBundle(ptl_handle_ni_t ni_handle)
+{
+    PTL_CHECK_INIT();
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    if (ni && ni->bundle_depth > 0) ni->bundle_depth--;
+    PTL_UNLOCK();
+    /* nothing is deferred: every operation goes out when issued */
+    return ni ? PTL_OK : PTL_ARG_INVALID;
+}
+
+int PtlHandleIsEqual(ptl_handle_any_t handle1, ptl_handle_any_t handle2)
+{
+    return handle1 == handle2;
+}

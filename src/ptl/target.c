@@ -1,0 +1,308 @@
+/* Target-side processing of an incoming request, following §9.1: PT lookup
+ * and state, priority then overflow list walk, permission and operation
+ * checks, unexpected-header slot, offset/length, local offset advance,
+ * auto-unlink, data movement, events and counts, and the response. */
+#include "ptl/ptl_int.h"
+#include "util/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tgt {
+    int src;
+    const ptl_req_hdr_t *h;
+    const void *data;
+    size_t len;
+    ptl_ni_t *ni;
+    ptl_pt_t *pt;
+    ptl_process_t initiator;
+    ptl_entry_t *e;
+    ptl_size_t offset, mlength;
+    ptl_ni_fail_t fail;
+    void *reply;            /* inline reply data (get, fetch, swap) */
+    ptl_size_t reply_len;
+    uint8_t fetch[512];
+} tgt_t;
+
+static ptl_event_kind_t comm_kind(int kind)
+{
+    switch (kind) {
+    case RK_GET: return PTL_EVENT_GET;
+    case RK_ATOMIC: return PTL_EVENT_ATOMIC;
+    case RK_FETCH:
+    case RK_SWAP: return PTL_EVENT_FETCH_ATOMIC;
+    default: return PTL_EVENT_PUT;
+    }
+}
+
+static void respond(tgt_t *t)
+{
+    const ptl_req_hdr_t *h = t->h;
+    bool reply = h->kind == RK_GET || h->kind == RK_FETCH || h->kind == RK_SWAP;
+    bool ack = !reply && h->ack_req != PTL_NO_ACK_REQ &&
+               !(t->e && (t->e->me.options & PTL_ME_ACK_DISABLE) && t->fail == PTL_NI_OK);
+    bool bulk = (h->flags & RF_BULK) != 0;
+    if (!reply && !ack && !bulk && h->ack_req == PTL_NO_ACK_REQ) return; /* nobody waits */
+    ptl_resp_hdr_t r = {.ni_fail = t->fail, .list = t->e ? t->e->list : PTL_PRIORITY_LIST,
+                        .xfer_id = h->xfer_id, .mlength = t->mlength,
+                        .remote_offset = t->offset};
+    r.flags = (reply ? PF_RESP_REPLY : 0) | (ack ? PF_RESP_ACK : 0);
+    struct iovec iov[2] = {{&r, sizeof r}, {t->reply, 0}};
+    int n = 1;
+    if (reply && t->reply && t->reply_len) {
+        r.flags |= PF_RESP_DATA;
+        iov[1].iov_len = t->reply_len;
+        n = 2;
+    }
+    if (wire_send(ptl_g.wire, t->src, PTL_PKT_RESP, iov, n) != SL_OK)
+        sl_log_error("ptl: cannot answer rank %d", t->src);
+}
+
+static void fail(tgt_t *t, ptl_ni_fail_t why, ptl_sr_index_t reg)
+{
+    t->fail = why;
+    t->mlength = 0;
+    if (t->ni) t->ni->sr[reg]++;
+}
+
+/* Flow control (§10): disable the PT and tell its EQ once. */
+static void flowctl_disable(tgt_t *t, const ptl_entry_t *e)
+{
+    ptl_pt_t *pt = t->pt;
+    if (pt->enabled) {
+        pt->enabled = false;
+        pt->disabled_by_fc = true;
+        bool quiet = e && (e->me.options & PTL_ME_EVENT_FLOWCTRL_DISABLE);
+        if (pt->eq && !quiet) {
+            ptl_event_t ev = {.type = PTL_EVENT_PT_DISABLED, .pt_index = t->h->pt_index,
+                              .ni_fail_type = PTL_NI_PT_DISABLED};
+            ptl_eq_post(pt->eq, &ev);
+        }
+    }
+    fail(t, PTL_NI_PT_DISABLED, PTL_SR_DROP_COUNT);
+}
+
+static bool op_allowed(const ptl_entry_t *e, int kind)
+{
+    unsigned int o = e->me.options;
+    switch (kind) {
+    case RK_GET: return (o & PTL_ME_OP_GET) != 0;
+    case RK_FETCH:
+    case RK_SWAP: return (o & PTL_ME_OP_GET) && (o & PTL_ME_OP_PUT);
+    default: return (o & PTL_ME_OP_PUT) != 0;
+    }
+}
+
+static ptl_entry_t *match_list(tgt_t *t, sl_list_t *list)
+{
+    sl_list_t *pos;
+    for (pos = list->next; pos != list; pos = pos->next) {
+        ptl_entry_t *e = sl_list_entry(pos, ptl_entry_t, link);
+        if (ptl_entry_matches(e, t->ni, t->initiator, t->h->match_bits, t->h->length,
+                              t->h->remote_offset))
+            return e;
+    }
+    return NULL;
+}
+
+/* Steps 1-7: find the entry or fail.  Returns false when the message fails. */
+static bool tgt_select(tgt_t *t)
+{
+    const ptl_req_hdr_t *h = t->h;
+    t->ni = h->ni_kind < PTL_NI_KINDS ? ptl_g.nis[h->ni_kind] : NULL;
+    if (!t->ni) {
+        t->fail = PTL_NI_DROPPED;
+        return false;
+    }
+    t->initiator = ptl_ni_initiator_id(t->ni, t->src);
+    t->pt = ptl_pt_get(t->ni, h->pt_index);
+    if (!t->pt) {
+        fail(t, PTL_NI_DROPPED, PTL_SR_DROP_COUNT);
+        return false;
+    }
+    if (!t->pt->enabled) {
+        fail(t, PTL_NI_PT_DISABLED, PTL_SR_DROP_COUNT);
+        return false;
+    }
+    bool fc = (t->pt->options & PTL_PT_FLOWCTRL) != 0;
+    if (fc && t->pt->eq && t->pt->eq->n >= t->pt->eq->limit) {
+        flowctl_disable(t, NULL);
+        return false;
+    }
+    ptl_entry_t *e = match_list(t, &t->pt->prio);
+    if (!e) e = match_list(t, &t->pt->over);
+    if (!e) {
+        if (fc) flowctl_disable(t, NULL);
+        else fail(t, PTL_NI_DROPPED, PTL_SR_DROP_COUNT);
+        return false;
+    }
+    t->e = e;
+    if (e->me.uid != PTL_UID_ANY && e->me.uid != h->uid) {
+        fail(t, PTL_NI_PERM_VIOLATION, PTL_SR_PERMISSION_VIOLATIONS);
+        return false;
+    }
+    if (!op_allowed(e, h->kind)) {
+        fail(t, PTL_NI_OP_VIOLATION, PTL_SR_OPERATION_VIOLATIONS);
+        return false;
+    }
+    if (e->list == PTL_OVERFLOW_LIST && !(e->me.options & PTL_ME_UNEXPECTED_HDR_DISABLE) &&
+        t->pt->n_unexpected >= t->ni->limits.max_unexpected_headers) {
+        if (fc) flowctl_disable(t, e);
+        else fail(t, PTL_NI_DROPPED, PTL_SR_DROP_COUNT);
+        return false;
+    }
+    return true;
+}
+
+/* Bulk put: pull the initiator's data straight into the entry, piece by piece. */
+static bool tgt_pull(tgt_t *t, void *start, unsigned int options, ptl_size_t length)
+{
+    ptl_size_t done = 0;
+    while (done < t->mlength) {
+        ptl_size_t piece = t->mlength - done;
+        char *dst = ptl_region_addr(start, length, options, t->offset + done, 1);
+        if (!dst) return false;
+        if (options & PTL_IOVEC) { /* bounded by the current iovec element */
+            while (piece > 1 && !ptl_region_addr(start, length, options, t->offset + done, piece))
+                piece /= 2;
+        }
+        wire_bulk_t op;
+        sl_status_t st = wire_get(ptl_g.wire, t->src, t->h->addr + done, dst, piece, &op);
+        if (st == SL_INPROGRESS) st = wire_bulk_wait(ptl_g.wire, &op);
+        if (st != SL_OK) return false;
+        done += piece;
+    }
+    return true;
+}
+
+/* Bulk get: push the entry's bytes straight into the initiator's buffer. */
+static bool tgt_push(tgt_t *t, void *start, unsigned int options, ptl_size_t length)
+{
+    ptl_size_t done = 0;
+    while (done < t->mlength) {
+        ptl_size_t piece = t->mlength - done;
+        char *src = ptl_region_addr(start, length, options, t->offset + done, 1);
+        if (!src) return false;
+        if (options & PTL_IOVEC)
+            while (piece > 1 && !ptl_region_addr(start, length, options, t->offset + done, piece))
+                piece /= 2;
+        wire_bulk_t op;
+        sl_status_t st = wire_put(ptl_g.wire, t->src, t->h->addr + done, src, piece, &op);
+        if (st == SL_INPROGRESS) st = wire_bulk_wait(ptl_g.wire, &op);
+        if (st != SL_OK) return false;
+        done += piece;
+    }
+    return true;
+}
+
+/* Step 11: move the data. */
+static void tgt_move(tgt_t *t)
+{
+    ptl_entry_t *e = t->e;
+    const ptl_req_hdr_t *h = t->h;
+    void *start = e->me.start;
+    unsigned int opt = e->me.options;
+    ptl_size_t length = e->me.length;
+    bool ok = true;
+    switch (h->kind) {
+    case RK_PUT:
+        if (h->flags & RF_BULK) ok = tgt_pull(t, start, opt, length);
+        else if (t->mlength) ptl_region_write(start, length, opt, t->offset, t->data, t->mlength);
+        break;
+    case RK_GET:
+        if (h->flags & RF_BULK) {
+            ok = tgt_push(t, start, opt, length);
+        } else if (t->mlength) {
+            t->reply = malloc(t->mlength);
+            if (!t->reply) ok = false;
+            else ptl_region_read(start, length, opt, t->offset, t->reply, t->mlength);
+            t->reply_len = t->mlength;
+        }
+        break;
+    default: { /* atomics: elements must lie in one piece of the entry */
+        void *dst = ptl_region_addr(start, length, opt, t->offset, t->mlength);
+        size_t esz = ptl_atom_size(h->atom_type);
+        ptl_size_t n = esz ? t->mlength - t->mlength % esz : 0;
+        t->mlength = n;
+        if (!dst && n) {
+            ok = false;
+            break;
+        }
+        bool fetch = h->kind != RK_ATOMIC;
+        ptl_atom_apply(h->atom_op, h->atom_type, dst, t->data, h->operand, n,
+                       fetch ? t->fetch : NULL);
+        if (fetch) {
+            t->reply = t->fetch;
+            t->reply_len = n;
+        }
+        break;
+    }
+    }
+    if (!ok) fail(t, PTL_NI_SEGV, PTL_SR_DROP_COUNT);
+}
+
+static void tgt_events(tgt_t *t, void *where)
+{
+    ptl_entry_t *e = t->e;
+    unsigned int o = e->me.options;
+    bool ok = t->fail == PTL_NI_OK;
+    if (o & PTL_ME_EVENT_CT_COMM) ptl_count(e->ct, o, PTL_ME_EVENT_CT_BYTES, ok, t->mlength);
+    if (!t->pt->eq || (o & PTL_ME_EVENT_COMM_DISABLE) || (ok && (o & PTL_ME_EVENT_SUCCESS_DISABLE)))
+        return;
+    const ptl_req_hdr_t *h = t->h;
+    ptl_event_t ev = {.type = comm_kind(h->kind), .start = where, .user_ptr = e->user_ptr,
+                      .hdr_data = h->hdr_data, .match_bits = h->match_bits,
+                      .rlength = h->length, .mlength = t->mlength,
+                      .remote_offset = h->remote_offset, .initiator = t->initiator,
+                      .uid = h->uid, .pt_index = h->pt_index, .ptl_list = e->list,
+                      .ni_fail_type = t->fail, .atomic_operation = h->atom_op,
+                      .atomic_type = h->atom_type};
+    ptl_eq_post(t->pt->eq, &ev);
+}
+
+static void tgt_queue_header(tgt_t *t, void *where)
+{
+    ptl_uh_t *uh = calloc(1, sizeof *uh);
+    if (!uh) {
+        sl_log_error("ptl: out of memory for an unexpected header; message dropped");
+        return;
+    }
+    const ptl_req_hdr_t *h = t->h;
+    *uh = (ptl_uh_t){.kind = comm_kind(h->kind), .initiator = t->initiator, .uid = h->uid,
+                     .match_bits = h->match_bits, .hdr_data = h->hdr_data,
+                     .rlength = h->length, .mlength = t->mlength,
+                     .remote_offset = h->remote_offset, .start = where,
+                     .atomic_op = h->atom_op, .atomic_type = h->atom_type, .owner = t->e};
+    sl_list_push_tail(&t->pt->unexpected, &uh->link);
+    t->pt->n_unexpected++;
+    t->e->uh_refs++;
+}
+
+void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
+{
+    tgt_t t = {.src = src, .h = h, .data = data, .len = len, .fail = PTL_NI_OK};
+    if (!tgt_select(&t)) {
+        respond(&t);
+        return;
+    }
+    ptl_entry_t *e = t.e;
+    /* step 8-10: offset, length, local offset, auto-unlink decision */
+    bool local = (e->me.options & PTL_ME_MANAGE_LOCAL) != 0;
+    t.offset = local ? e->local_offset : h->remote_offset;
+    ptl_size_t room = t.offset > e->bytes ? 0 : e->bytes - t.offset;
+    t.mlength = h->length < room ? h->length : room;
+    if (t.mlength > t.ni->limits.max_msg_size) t.mlength = t.ni->limits.max_msg_size;
+    if ((h->flags & RF_INLINE) && h->kind != RK_GET && t.mlength > len) t.mlength = len;
+    if (local) e->local_offset += t.mlength;
+    bool unlink = (e->me.options & PTL_ME_USE_ONCE) ||
+                  (local && e->me.min_free && (e->local_offset > e->bytes ||
+                                               e->bytes - e->local_offset < e->me.min_free));
+    tgt_move(&t);
+    void *where = ptl_region_addr(e->me.start, e->me.length, e->me.options, t.offset, 0);
+    bool queue = e->list == PTL_OVERFLOW_LIST && !(e->me.options & PTL_ME_UNEXPECTED_HDR_DISABLE);
+    if (queue) tgt_queue_header(&t, where);
+    tgt_events(&t, where);
+    respond(&t);
+    if (t.reply != t.fetch) free(t.reply);
+    if (unlink) ptl_entry_auto_unlink(t.pt, e);
+}

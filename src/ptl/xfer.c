@@ -1,0 +1,452 @@
+/* Initiator side: Put, Get, Atomic, FetchAtomic, Swap (and their triggered
+ * forms), the responses that complete them, and the wire receive dispatch.
+ *
+ * A request carries up to PTL_INLINE_MAX data bytes inline; a larger put
+ * names its source address and the target pulls the data with the wire's
+ * one-sided get (a single copy), a larger get names its destination and the
+ * target pushes into it.  SEND of an inline put is immediate (the data was
+ * copied into the packet); SEND of a bulk put waits for the target's answer
+ * (the target has read the buffer by then). */
+#include "ptl/ptl_int.h"
+#include "util/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- validation -------------------------------------------------------------------- */
+
+static int md_range(const ptl_md_obj_t *m, ptl_size_t off, ptl_size_t len)
+{
+    return ptl_region_check(m->md.start, m->md.length, m->md.options, off, len);
+}
+
+int ptl_xfer_validate(const ptl_xfer_args_t *a)
+{
+    ptl_md_obj_t *md = ptl_md_get(a->md);
+    if (!md) return PTL_ARG_INVALID;
+    ptl_ni_t *ni = md->ni;
+    int rank;
+    if (ptl_ni_rank_of(ni, a->target, &rank) != PTL_OK) return PTL_ARG_INVALID;
+    if (a->length > ni->limits.max_msg_size) return PTL_ARG_INVALID;
+    if (md_range(md, a->local_offset, a->length) != PTL_OK) return PTL_ARG_INVALID;
+    if (a->kind == RK_PUT || a->kind == RK_ATOMIC) {
+        if (a->ack_req > PTL_OC_ACK_REQ) return PTL_ARG_INVALID;
+        if (a->ack_req == PTL_ACK_REQ && !md->eq) return PTL_ARG_INVALID;
+        if (a->ack_req == PTL_CT_ACK_REQ && !md->ct) return PTL_ARG_INVALID;
+        if ((md->md.options & PTL_MD_VOLATILE) && a->length > ni->limits.max_volatile_size)
+            return PTL_ARG_INVALID;
+    }
+    if (a->kind == RK_ATOMIC || a->kind == RK_FETCH || a->kind == RK_SWAP) {
+        int fam = a->kind == RK_ATOMIC ? PTL_ATOM_FAMILY_ATOMIC
+                  : a->kind == RK_FETCH ? PTL_ATOM_FAMILY_FETCH
+                                        : PTL_ATOM_FAMILY_SWAP;
+        ptl_size_t lim = a->kind == RK_ATOMIC ? ni->limits.max_atomic_size
+                                              : ni->limits.max_fetch_atomic_size;
+        if (a->length > lim || ptl_atom_check(a->op, a->type, fam, a->length) != PTL_OK)
+            return PTL_ARG_INVALID;
+    }
+    if (a->kind == RK_FETCH || a->kind == RK_SWAP) {
+        ptl_md_obj_t *g = ptl_md_get(a->get_md);
+        if (!g || g->ni != ni || md_range(g, a->local_get_offset, a->length) != PTL_OK)
+            return PTL_ARG_INVALID;
+    }
+    return PTL_OK;
+}
+
+/* ---- initiator events --------------------------------------------------------------- */
+
+static void md_event(ptl_md_obj_t *m, ptl_event_kind_t kind, void *user_ptr, ptl_ni_fail_t f,
+                     ptl_size_t mlength, ptl_size_t remote_offset, ptl_list_t list)
+{
+    if (!m->eq) return;
+    bool ok = f == PTL_NI_OK;
+    if (ok && (m->md.options & PTL_MD_EVENT_SUCCESS_DISABLE)) return;
+    if (kind == PTL_EVENT_SEND && (m->md.options & PTL_MD_EVENT_SEND_DISABLE)) return;
+    ptl_event_t ev = {.type = kind, .user_ptr = user_ptr, .ni_fail_type = f, .mlength = mlength,
+                      .remote_offset = remote_offset, .ptl_list = list};
+    ptl_eq_post(m->eq, &ev);
+}
+
+static void xfer_send_done(ptl_xfer_t *x, ptl_ni_fail_t f)
+{
+    ptl_md_obj_t *m = x->md;
+    if (m->md.options & PTL_MD_EVENT_CT_SEND)
+        ptl_count(m->ct, m->md.options, PTL_MD_EVENT_CT_BYTES, f == PTL_NI_OK, x->length);
+    md_event(m, PTL_EVENT_SEND, x->user_ptr, f, 0, 0, 0);
+}
+
+static void xfer_free(ptl_xfer_t *x)
+{
+    x->md->pending--;
+    if (x->get_md) x->get_md->pending--;
+    ptl_handle_free(x->id);
+    free(x);
+}
+
+/* ---- issuing ------------------------------------------------------------------------- */
+
+/* Contiguous address of the MD bytes [off, off+len), or NULL for iovec MDs
+ * whose range spans pieces. */
+static void *md_addr(ptl_md_obj_t *m, ptl_size_t off, ptl_size_t len)
+{
+    return ptl_region_addr(m->md.start, m->md.length, m->md.options, off, len);
+}
+
+static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *data,
+                         ptl_size_t dlen)
+{
+    struct iovec iov[2] = {{h, sizeof *h}, {(void *)data, dlen}};
+    sl_status_t st = wire_send(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1);
+    if (st == SL_OK) return PTL_OK;
+    sl_log_error("ptl: sending to rank %d failed: %s", rank, sl_status_string(st));
+    (void)x;
+    return PTL_FAIL;
+}
+
+int ptl_xfer_start(const ptl_xfer_args_t *a)
+{
+    if (ptl_xfer_validate(a) != PTL_OK) return PTL_ARG_INVALID; /* freed since posted */
+    ptl_md_obj_t *md = ptl_md_get(a->md);
+    ptl_ni_t *ni = md->ni;
+    int rank;
+    ptl_ni_rank_of(ni, a->target, &rank);
+    ptl_xfer_t *x = calloc(1, sizeof *x);
+    if (!x) return PTL_NO_SPACE;
+    *x = (ptl_xfer_t){.kind = a->kind, .md = md, .local_offset = a->local_offset,
+                      .local_get_offset = a->local_get_offset, .length = a->length,
+                      .ack_req = a->ack_req, .user_ptr = a->user_ptr};
+    if (a->kind == RK_FETCH || a->kind == RK_SWAP) x->get_md = ptl_md_get(a->get_md);
+    x->id = ptl_handle_new(HT_XFER, x);
+    if (x->id == PTL_INVALID_HANDLE) {
+        free(x);
+        return PTL_NO_SPACE;
+    }
+    md->pending++;
+    if (x->get_md) x->get_md->pending++;
+
+    ptl_req_hdr_t h = {.kind = (uint8_t)a->kind, .ni_kind = (uint8_t)ni->kind,
+                       .ack_req = a->ack_req, .atom_op = a->op, .atom_type = a->type,
+                       .pt_index = (uint16_t)a->pt_index, .xfer_id = x->id, .uid = ptl_g.uid,
+                       .match_bits = a->match_bits, .remote_offset = a->remote_offset,
+                       .hdr_data = a->hdr_data, .length = a->length};
+    memcpy(h.operand, a->operand, sizeof h.operand);
+    bool carries_data = a->kind != RK_GET;
+    bool bulk = a->length > PTL_INLINE_MAX && (a->kind == RK_PUT || a->kind == RK_GET);
+    void *bounce = NULL;
+    const void *data = NULL;
+    ptl_size_t dlen = 0;
+    if (bulk) {
+        void *addr = md_addr(md, a->local_offset, a->length);
+        h.flags = RF_BULK;
+        h.addr = (uint64_t)(uintptr_t)addr;
+        if (!addr) { /* iovec MD over several pieces: no single address to name */
+            xfer_free(x);
+            return PTL_ARG_INVALID;
+        }
+    } else if (carries_data && a->length) {
+        h.flags = RF_INLINE;
+        data = md_addr(md, a->local_offset, a->length);
+        if (!data) {
+            bounce = malloc(a->length);
+            if (!bounce) {
+                xfer_free(x);
+                return PTL_NO_SPACE;
+            }
+            ptl_region_read(md->md.start, md->md.length, md->md.options, a->local_offset,
+                            bounce, a->length);
+            data = bounce;
+        }
+        dlen = a->length;
+    } else {
+        h.flags = RF_INLINE;
+    }
+    int rc = xfer_send_req(x, rank, &h, data, dlen);
+    free(bounce);
+    if (rc != PTL_OK) {
+        xfer_free(x);
+        return rc;
+    }
+    if (carries_data && !bulk) {
+        xfer_send_done(x, PTL_NI_OK); /* the bytes are in the packet: buffer reusable */
+        bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || a->ack_req != PTL_NO_ACK_REQ;
+        if (!wait) xfer_free(x);
+    }
+    return PTL_OK;
+}
+
+/* ---- responses ------------------------------------------------------------------------ */
+
+static void xfer_ack(ptl_xfer_t *x, const ptl_resp_hdr_t *r)
+{
+    ptl_md_obj_t *m = x->md;
+    bool ok = r->ni_fail == PTL_NI_OK;
+    if (!(r->flags & PF_RESP_ACK) && ok) return; /* ACK_DISABLE at the target */
+    if (m->md.options & PTL_MD_EVENT_CT_ACK) {
+        ptl_size_t n = x->ack_req == PTL_OC_ACK_REQ ? 1 : r->mlength;
+        ptl_count(m->ct, m->md.options, PTL_MD_EVENT_CT_BYTES, ok,
+                  x->ack_req == PTL_OC_ACK_REQ ? 1 : n);
+    }
+    if (x->ack_req == PTL_ACK_REQ)
+        md_event(m, PTL_EVENT_ACK, x->user_ptr, r->ni_fail, r->mlength, r->remote_offset,
+                 r->list);
+}
+
+static void xfer_reply(ptl_xfer_t *x, const ptl_resp_hdr_t *r, const void *data, size_t len)
+{
+    ptl_md_obj_t *m = x->get_md ? x->get_md : x->md;
+    ptl_size_t off = x->get_md ? x->local_get_offset : x->local_offset;
+    if ((r->flags & PF_RESP_DATA) && len) {
+        ptl_size_t n = len < x->length ? len : x->length;
+        ptl_region_write(m->md.start, m->md.length, m->md.options, off, data, n);
+    }
+    bool ok = r->ni_fail == PTL_NI_OK;
+    if (m->md.options & PTL_MD_EVENT_CT_REPLY)
+        ptl_count(m->ct, m->md.options, PTL_MD_EVENT_CT_BYTES, ok, r->mlength);
+    md_event(m, PTL_EVENT_REPLY, x->user_ptr, r->ni_fail, r->mlength, r->remote_offset, r->list);
+}
+
+void ptl_initiator_response(int src, const ptl_resp_hdr_t *r, const void *data, size_t len)
+{
+    ptl_xfer_t *x = ptl_handle_get(HT_XFER, r->xfer_id);
+    if (!x) {
+        sl_log_error("ptl: response from rank %d for an unknown operation", src);
+        return;
+    }
+    if (x->kind == RK_PUT && x->length > PTL_INLINE_MAX)
+        xfer_send_done(x, r->ni_fail == PTL_NI_SEGV ? PTL_NI_UNDELIVERABLE : PTL_NI_OK);
+    if (r->flags & PF_RESP_REPLY) xfer_reply(x, r, data, len);
+    else if (x->ack_req != PTL_NO_ACK_REQ) xfer_ack(x, r);
+    xfer_free(x);
+}
+
+/* ---- wire receive: whole messages, reassembled per source when cut up ------------------- */
+
+typedef struct ptl_rx {
+    char *buf;
+    size_t len, cap;
+} ptl_rx_t;
+
+static void ptl_dispatch(int src, uint8_t type, const char *p, size_t len)
+{
+    if (type == PTL_PKT_REQ && len >= sizeof(ptl_req_hdr_t)) {
+        ptl_req_hdr_t h;
+        memcpy(&h, p, sizeof h);
+        ptl_target_request(src, &h, p + sizeof h, len - sizeof h);
+    } else if (type == PTL_PKT_RESP && len >= sizeof(ptl_resp_hdr_t)) {
+        ptl_resp_hdr_t r;
+        memcpy(&r, p, sizeof r);
+        ptl_initiator_response(src, &r, p + sizeof r, len - sizeof r);
+    } else {
+        sl_log_error("ptl: malformed packet (type %u, %zu bytes) from rank %d ignored", type, len,
+                     src);
+    }
+}
+
+void ptl_wire_recv(void *arg, const wire_frag_t *f)
+{
+    (void)arg;
+    if (f->first && f->last) {
+        ptl_dispatch(f->src, f->type, f->data, f->len);
+        return;
+    }
+    ptl_rx_t *rx = &((ptl_rx_t *)ptl_g.rx)[f->src];
+    if (f->first) rx->len = 0;
+    if (rx->len + f->len > rx->cap) {
+        size_t cap = (rx->len + f->len) * 2;
+        char *b = realloc(rx->buf, cap);
+        if (!b) {
+            sl_log_error("ptl: out of memory reassembling a message from rank %d", f->src);
+            return;
+        }
+        rx->buf = b;
+        rx->cap = cap;
+    }
+    memcpy(rx->buf + rx->len, f->data, f->len);
+    rx->len += f->len;
+    if (f->last) ptl_dispatch(f->src, f->type, rx->buf, rx->len);
+}
+
+void ptl_rx_free(void)
+{
+    ptl_rx_t *rx = (ptl_rx_t *)ptl_g.rx;
+    for (int i = 0; rx && i < ptl_g.size; i++) free(rx[i].buf);
+    free(rx);
+    ptl_g.rx = NULL;
+}
+
+/* ---- public calls -------------------------------------------------------------------------- */
+
+static int xfer_call(const ptl_xfer_args_t *a, ptl_handle_ct_t trig_ct, ptl_size_t threshold,
+                     bool triggered)
+{
+    PTL_CHECK_INIT();
+    PTL_LOCK();
+    int rc = ptl_xfer_validate(a);
+    if (rc == PTL_OK && !triggered) {
+        rc = ptl_xfer_start(a);
+    } else if (rc == PTL_OK) {
+        ptl_ct_t *trig = ptl_ct_get(trig_ct);
+        ptl_md_obj_t *md = ptl_md_get(a->md);
+        if (!trig || trig->ni != md->ni) {
+            rc = PTL_ARG_INVALID;
+        } else {
+            ptl_trig_t t = {.kind = TK_XFER, .x = *a};
+            rc = ptl_trig_add(trig, threshold, &t);
+        }
+    }
+    PTL_UNLOCK();
+    return rc;
+}
+
+int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+           ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+           ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+           ptl_hdr_data_t hdr_data)
+{
+    ptl_xfer_args_t a = {.kind = RK_PUT, .md = md_handle, .local_offset = local_offset,
+                         .length = length, .ack_req = ack_req, .target = target_id,
+                         .pt_index = pt_index, .match_bits = match_bits,
+                         .remote_offset = remote_offset, .user_ptr = user_ptr,
+                         .hdr_data = hdr_data};
+    return xfer_call(&a, PTL_CT_NONE, 0, false);
+}
+
+int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+           ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+           ptl_size_t remote_offset, void *user_ptr)
+{
+    ptl_xfer_args_t a = {.kind = RK_GET, .md = md_handle, .local_offset = local_offset,
+                         .length = length, .target = target_id, .pt_index = pt_index,
+                         .match_bits = match_bits, .remote_offset = remote_offset,
+                         .user_ptr = user_ptr};
+    return xfer_call(&a, PTL_CT_NONE, 0, false);
+}
+
+int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+              ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+              ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+              ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
+{
+    ptl_xfer_args_t a = {.kind = RK_ATOMIC, .md = md_handle, .local_offset = local_offset,
+                         .length = length, .ack_req = ack_req, .target = target_id,
+                         .pt_index = pt_index, .match_bits = match_bits,
+                         .remote_offset = remote_offset, .user_ptr = user_ptr,
+                         .hdr_data = hdr_data, .op = operation, .type = datatype};
+    return xfer_call(&a, PTL_CT_NONE, 0, false);
+}
+
+static ptl_xfer_args_t fetch_args(int kind, ptl_handle_md_t get_md, ptl_size_t get_off,
+                                  ptl_handle_md_t put_md, ptl_size_t put_off, ptl_size_t length,
+                                  ptl_process_t target, ptl_pt_index_t pt,
+                                  ptl_match_bits_t bits, ptl_size_t roff, void *user_ptr,
+                                  ptl_hdr_data_t hdr, const void *operand, ptl_op_t op,
+                                  ptl_datatype_t type)
+{
+    ptl_xfer_args_t a = {.kind = kind, .md = put_md, .get_md = get_md, .local_offset = put_off,
+                         .local_get_offset = get_off, .length = length, .target = target,
+                         .pt_index = pt, .match_bits = bits, .remote_offset = roff,
+                         .user_ptr = user_ptr, .hdr_data = hdr, .op = op, .type = type};
+    size_t esz = ptl_atom_size(type);
+    if (operand && esz && esz <= sizeof a.operand) memcpy(a.operand, operand, esz);
+    return a;
+}
+
+int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+                   ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset, ptl_size_t length,
+                   ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+                   ptl_size_t remote_offset, void *user_ptr, ptl_hdr_data_t hdr_data,
+                   ptl_op_t operation, ptl_datatype_t datatype)
+{
+    ptl_xfer_args_t a = fetch_args(RK_FETCH, get_md_handle, local_get_offset, put_md_handle,
+                                   local_put_offset, length, target_id, pt_index, match_bits,
+                                   remote_offset, user_ptr, hdr_data, NULL, operation, datatype);
+    return xfer_call(&a, PTL_CT_NONE, 0, false);
+}
+
+int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+            ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset, ptl_size_t length,
+            ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+            ptl_size_t remote_offset, void *user_ptr, ptl_hdr_data_t hdr_data,
+            const void *operand, ptl_op_t operation, ptl_datatype_t datatype)
+{
+    ptl_xfer_args_t a = fetch_args(RK_SWAP, get_md_handle, local_get_offset, put_md_handle,
+                                   local_put_offset, length, target_id, pt_index, match_bits,
+                                   remote_offset, user_ptr, hdr_data, operand, operation,
+                                   datatype);
+    return xfer_call(&a, PTL_CT_NONE, 0, false);
+}
+
+int PtlAtomicSync(void)
+{
+    PTL_CHECK_INIT();
+    /* atomics are applied under the engine lock: taking it orders them */
+    PTL_LOCK();
+    PTL_UNLOCK();
+    return PTL_OK;
+}
+
+int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+                    ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+                    ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+                    ptl_hdr_data_t hdr_data, ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    ptl_xfer_args_t a = {.kind = RK_PUT, .md = md_handle, .local_offset = local_offset,
+                         .length = length, .ack_req = ack_req, .target = target_id,
+                         .pt_index = pt_index, .match_bits = match_bits,
+                         .remote_offset = remote_offset, .user_ptr = user_ptr,
+                         .hdr_data = hdr_data};
+    return xfer_call(&a, trig_ct_handle, threshold, true);
+}
+
+int PtlTriggeredGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+                    ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+                    ptl_size_t remote_offset, void *user_ptr, ptl_handle_ct_t trig_ct_handle,
+                    ptl_size_t threshold)
+{
+    ptl_xfer_args_t a = {.kind = RK_GET, .md = md_handle, .local_offset = local_offset,
+                         .length = length, .target = target_id, .pt_index = pt_index,
+                         .match_bits = match_bits, .remote_offset = remote_offset,
+                         .user_ptr = user_ptr};
+    return xfer_call(&a, trig_ct_handle, threshold, true);
+}
+
+int PtlTriggeredAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+                       ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+                       ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+                       ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype,
+                       ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    ptl_xfer_args_t a = {.kind = RK_ATOMIC, .md = md_handle, .local_offset = local_offset,
+                         .length = length, .ack_req = ack_req, .target = target_id,
+                         .pt_index = pt_index, .match_bits = match_bits,
+                         .remote_offset = remote_offset, .user_ptr = user_ptr,
+                         .hdr_data = hdr_data, .op = operation, .type = datatype};
+    return xfer_call(&a, trig_ct_handle, threshold, true);
+}
+
+int PtlTriggeredFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+                            ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset,
+                            ptl_size_t length, ptl_process_t target_id, ptl_pt_index_t pt_index,
+                            ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+                            ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype,
+                            ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    ptl_xfer_args_t a = fetch_args(RK_FETCH, get_md_handle, local_get_offset, put_md_handle,
+                                   local_put_offset, length, target_id, pt_index, match_bits,
+                                   remote_offset, user_ptr, hdr_data, NULL, operation, datatype);
+    return xfer_call(&a, trig_ct_handle, threshold, true);
+}
+
+int PtlTriggeredSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+                     ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset, ptl_size_t length,
+                     ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+                     ptl_size_t remote_offset, void *user_ptr, ptl_hdr_data_t hdr_data,
+                     const void *operand, ptl_op_t operation, ptl_datatype_t datatype,
+                     ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    ptl_xfer_args_t a = fetch_args(RK_SWAP, get_md_handle, local_get_offset, put_md_handle,
+                                   local_put_offset, length, target_id, pt_index, match_bits,
+                                   remote_offset, user_ptr, hdr_data, operand, operation,
+                                   datatype);
+    return xfer_call(&a, trig_ct_handle, threshold, true);
+}
