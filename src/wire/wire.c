@@ -398,6 +398,11 @@ static sl_status_t wire_sleep(wire_t *w, int64_t max_ns)
 
 sl_status_t wire_wait(wire_t *w, int64_t timeout_ns)
 {
+    return wire_wait_spin(w, timeout_ns, w->spin_ns);
+}
+
+sl_status_t wire_wait_spin(wire_t *w, int64_t timeout_ns, int64_t spin_ns)
+{
     uint64_t t0 = sl_now_ns();
     int64_t el = 0;
     for (unsigned turn = 0;; turn++) {
@@ -407,15 +412,15 @@ sl_status_t wire_wait(wire_t *w, int64_t timeout_ns)
         }
         /* Spinning checks for work after every pause (a pause can take
          * ~40 ns): the clock is read only every 64 turns. */
-        if (el < w->spin_ns / 2 && (turn & 63) != 0) {
+        if (el < spin_ns / 2 && (turn & 63) != 0) {
             sl_cpu_relax();
             continue;
         }
         el = (int64_t)(sl_now_ns() - t0);
         if (timeout_ns >= 0 && el >= timeout_ns) return SL_ERR_TIMEOUT;
-        if (el < w->spin_ns / 2) {
+        if (el < spin_ns / 2) {
             sl_cpu_relax();
-        } else if (el < w->spin_ns) {
+        } else if (el < spin_ns) {
             sched_yield();
         } else {
             int64_t slice = WIRE_SLEEP_SLICE_NS;

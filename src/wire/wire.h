@@ -110,6 +110,10 @@ int wire_parked(const wire_t *w);
  * SL_ERR_TIMEOUT, or SL_ERR_PEER_DEAD when a peer process has died. */
 sl_status_t wire_wait(wire_t *w, int64_t timeout_ns);
 
+/* wire_wait with its own spin budget: a progress thread passes 0 so it
+ * sleeps at once instead of competing for a CPU with application threads. */
+sl_status_t wire_wait_spin(wire_t *w, int64_t timeout_ns, int64_t spin_ns);
+
 /* Wake this process's threads sleeping in wire_wait (e.g. a progress thread
  * that must notice new local work). */
 void wire_kick(wire_t *w);
