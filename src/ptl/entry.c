@@ -171,6 +171,15 @@ static bool append_scan(ptl_pt_t *pt, ptl_entry_t *e)
     return false;
 }
 
+/* Whether the entry names a CT.  PTL_INVALID_HANDLE counts as "none" when no
+ * counting option is set: SOS passes it that way (PORTALS4_API.md §3.3). */
+static bool entry_has_ct(const ptl_me_t *me)
+{
+    unsigned int counting = PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_CT_OVERFLOW;
+    if (me->ct_handle == PTL_CT_NONE) return false;
+    return me->ct_handle != PTL_INVALID_HANDLE || (me->options & counting);
+}
+
 static int entry_validate(ptl_ni_t *ni, ptl_pt_index_t pt_index, const ptl_me_t *me,
                           ptl_list_t list, bool matching, ptl_pt_t **pt_out, ptl_ct_t **ct_out)
 {
@@ -183,7 +192,7 @@ static int entry_validate(ptl_ni_t *ni, ptl_pt_index_t pt_index, const ptl_me_t 
         (me->length > (ptl_size_t)ni->limits.max_iovecs || (me->length && !me->start)))
         return PTL_ARG_INVALID;
     ptl_ct_t *ct = NULL;
-    if (me->ct_handle != PTL_CT_NONE && (!(ct = ptl_ct_get(me->ct_handle)) || ct->ni != ni))
+    if (entry_has_ct(me) && (!(ct = ptl_ct_get(me->ct_handle)) || ct->ni != ni))
         return PTL_ARG_INVALID;
     if (ni->n_entries >= ni->limits.max_entries ||
         pt->n_entries[list] >= ni->limits.max_list_size)
