@@ -457,11 +457,12 @@ static void iovec_bulk(env_t *v)
     PT_OK(PtlMEUnlink(h));
 }
 
-#if 0
+#ifdef CONF_KNOWN_BUGS
 /* BUG (src/ptl/xfer.c, ptl_xfer_start): a put or get larger than
  * PTL_INLINE_MAX from/to an IOVEC MD whose range spans more than one iovec
  * element returns PTL_ARG_INVALID ("no single address to name") instead of
- * moving the data.  Kept out until fixed. */
+ * moving the data.  Kept out of the registered test until fixed; build with
+ * -DCONF_KNOWN_BUGS to run it. */
 static void iovec_md_bulk(env_t *v)
 {
     ptl_iovec_t sv[2] = {{v->sbuf, 6000}, {v->sbuf + 30000, 6000}};
@@ -576,6 +577,9 @@ int main(void)
     ct_bytes(&v);
     iovec_small(&v);
     iovec_bulk(&v);
+#ifdef CONF_KNOWN_BUGS
+    iovec_md_bulk(&v);
+#endif
     errors(&v);
     pt_barrier(&c);
     PT_OK(PtlPTFree(c.ni, v.pt));
