@@ -98,7 +98,9 @@ void ptl_pt_release_entries(ptl_ni_t *ni, ptl_pt_t *pt)
     sl_list_for_each_safe(pos, tmp, &pt->unexpected) {
         ptl_uh_t *uh = sl_list_entry(pos, ptl_uh_t, link);
         sl_list_remove(pos);
-        if (uh->owner) uh->owner->uh_refs--;
+        ptl_entry_t *o = uh->owner;
+        /* an owner already off its list lives only for its headers */
+        if (o && --o->uh_refs == 0 && !o->linked) entry_free(o);
         free(uh);
     }
     pt->n_unexpected = 0;

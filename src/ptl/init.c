@@ -5,6 +5,7 @@
  * comes from its map (PtlSetMap). */
 #include "ptl/ptl_int.h"
 #include "util/log.h"
+#include "util/param.h"
 #include "util/sys.h"
 
 #include <limits.h>
@@ -45,6 +46,9 @@ int ptl_progress_locked(void)
 static void *ptl_progress_main(void *arg)
 {
     (void)arg;
+    long spin_us = 0;
+    sl_param_int(SL_PARAM_SPIN_US, &spin_us);
+    bool busy = false;
     while (!atomic_load(&ptl_g.stop)) {
         if (atomic_load(&ptl_g.waiters) > 0) {
             uint32_t v = atomic_load(&ptl_g.park);
@@ -54,7 +58,15 @@ static void *ptl_progress_main(void *arg)
         PTL_LOCK();
         int n = ptl_progress_locked();
         PTL_UNLOCK();
-        if (n == 0) wire_wait_spin(ptl_g.wire, 100000000, 0);
+        if (n > 0) {
+            busy = true;
+            continue;
+        }
+        /* Right after work more usually follows (the next request of a
+         * stream): poll for the spin budget before paying a futex wake-up
+         * (tens of microseconds on a VM).  Idle: sleep at once. */
+        wire_wait_spin(ptl_g.wire, 100000000, busy ? spin_us * 1000 : 0);
+        busy = false;
     }
     return NULL;
 }
@@ -70,7 +82,6 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         if (ready(arg)) break;
         if (atomic_load(&ptl_g.aborting) > 0) {
             rc = PTL_ABORTED;
-            atomic_fetch_sub(&ptl_g.aborting, 1);
             break;
         }
         if (ptl_progress_locked() > 0) continue;
@@ -89,7 +100,8 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         PTL_LOCK();
         if (st == SL_ERR_PEER_DEAD) sl_log_error("ptl: a peer process died");
     }
-    atomic_fetch_sub(&ptl_g.waiters, 1);
+    /* an abort lasts while the waiters it found (and newcomers) remain */
+    if (atomic_fetch_sub(&ptl_g.waiters, 1) == 1) atomic_store(&ptl_g.aborting, 0);
     atomic_fetch_add(&ptl_g.park, 1);
     return rc;
 }
@@ -163,9 +175,10 @@ void PtlFini(void)
 void PtlAbort(void)
 {
     PTL_LOCK();
-    int w = atomic_load(&ptl_g.waiters);
-    if (ptl_g.init_count > 0 && w > 0) {
-        atomic_store(&ptl_g.aborting, w);
+    /* Waiters change only under the engine lock, so none can leave between
+     * this check and the store: the flag is cleared by the last one out. */
+    if (ptl_g.init_count > 0 && atomic_load(&ptl_g.waiters) > 0) {
+        atomic_store(&ptl_g.aborting, 1);
         wire_kick(ptl_g.wire);
     }
     PTL_UNLOCK();
@@ -422,7 +435,7 @@ int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_process_t *map
         rc = PTL_NO_SPACE;
     } else {
         ptl_size_t n = map_size < ni->map_size ? map_size : ni->map_size;
-        memcpy(mapping, ni->map, n * sizeof *mapping);
+        if (n) memcpy(mapping, ni->map, n * sizeof *mapping); /* mapping may be NULL if 0 */
         *actual_map_size = ni->map_size;
     }
     PTL_UNLOCK();

@@ -406,6 +406,28 @@ static void abort_waits(env_t *v)
     PT_OK(PtlEQFree(eq));
 }
 
+/* A waiter whose condition holds when it wakes may return PTL_OK; an abort
+ * must not outlive the waiters it was meant for. */
+static void abort_then_ready(env_t *v)
+{
+    ptl_handle_ct_t ct;
+    PT_OK(PtlCTAlloc(v->c->ni, &ct));
+    waiter_t w;
+    waiter_start(&w, W_CTWAIT, ct, PTL_EQ_NONE);
+    while (!atomic_load(&w.started)) nap_ms(1);
+    nap_ms(20);
+    PT_OK(PtlCTInc(ct, (ptl_ct_event_t){1000, 0}));
+    PtlAbort();
+    pthread_join(w.th, NULL);
+    CHECK_MSG(w.rc == PTL_OK || w.rc == PTL_ABORTED, "waiter returned %d", w.rc);
+    ptl_ct_event_t cv;
+    unsigned int which;
+    ptl_size_t test = 1;
+    PT_OK(PtlCTSet(ct, (ptl_ct_event_t){0, 0}));
+    CHECK_EQ(PtlCTPoll(&ct, &test, 1, 0, &cv, &which), PTL_CT_NONE_REACHED);
+    PT_OK(PtlCTFree(ct));
+}
+
 /* Freeing the CT or EQ a thread waits on ends its wait with PTL_INTERRUPTED.
  * The thread must be inside the wait first; a late starter would see a stale
  * handle (PTL_ARG_INVALID), in which case the round is repeated, longer. */
@@ -489,6 +511,7 @@ int main(void)
     eq_poll(&v);
     ct_ops(&v);
     abort_waits(&v);
+    abort_then_ready(&v);
     for (int k = 0; k < 4; k++) free_under_waiter(&v, k);
     teardown(&v);
     pt_fini(&c);

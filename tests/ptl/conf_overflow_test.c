@@ -347,6 +347,31 @@ static void search_all(env_t *v)
     PT_OK(PtlMEUnlink(ho));
 }
 
+/* PtlPTFree with unexpected headers left (their overflow entries already off
+ * the list: auto-unlinked, or unlinked by hand) releases them all. */
+static void free_with_headers(env_t *v)
+{
+    ptl_pt_index_t keep = v->pt, p;
+    PT_OK(PtlPTAlloc(v->c->ni, 0, v->teq, PTL_PT_ANY, &p));
+    v->pt = p;
+    append(v, cu_me(v->ov, 64, PTL_ME_OP_PUT | NOLINK | PTL_ME_USE_ONCE, 20, 0),
+           PTL_OVERFLOW_LIST, (void *)0x61);
+    ptl_handle_me_t h = append(v, cu_me(v->ov + 64, 64, PTL_ME_OP_PUT | NOLINK, 21, 0),
+                               PTL_OVERFLOW_LIST, (void *)0x62);
+    pt_barrier(v->c);
+    put_over(v, 8, 20, 1, 1);
+    put_over(v, 8, 21, 2, 2);
+    pt_barrier(v->c);
+    pt_expect(v->teq, PTL_EVENT_PUT);
+    pt_expect(v->teq, PTL_EVENT_AUTO_UNLINK);
+    pt_expect(v->teq, PTL_EVENT_PUT);
+    PT_OK(PtlMEUnlink(h));
+    CHECK_EQ(PtlMEUnlink(h), PTL_ARG_INVALID);
+    PT_OK(PtlPTFree(v->c->ni, p));
+    cu_expect_empty(v->teq); /* no AUTO_FREE: the PT went away with its headers */
+    v->pt = keep;
+}
+
 int main(void)
 {
     env_t v = {0};
@@ -376,6 +401,7 @@ int main(void)
     atomic_overflow(&v);
     over_disable_and_counts(&v);
     search_all(&v);
+    free_with_headers(&v);
     pt_barrier(&c);
     PT_OK(PtlPTFree(c.ni, v.pt));
     PT_OK(PtlMDRelease(v.md));
