@@ -145,7 +145,8 @@ static void uh_consume(ptl_pt_t *pt, ptl_entry_t *e, ptl_uh_t *uh)
     if (!(e->me.options & PTL_ME_EVENT_OVER_DISABLE))
         post_overflow(pt, e->pt, uh, e->user_ptr, overflow_kind(uh->kind));
     if (e->me.options & PTL_ME_EVENT_CT_OVERFLOW)
-        ptl_count(e->ct, e->me.options, PTL_ME_EVENT_CT_BYTES, true, uh->mlength);
+        ptl_count(ptl_ct_get(e->me.ct_handle), e->me.options, PTL_ME_EVENT_CT_BYTES, true,
+                  uh->mlength);
     if ((e->me.options & PTL_ME_MANAGE_LOCAL) && (e->me.options & PTL_ME_LOCAL_INC_UH_RLENGTH))
         e->local_offset += uh->rlength;
     uh_unref(pt, uh);
@@ -220,7 +221,7 @@ int ptl_me_append_locked(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, con
     e->list = list;
     e->matching = matching;
     e->me = *me;
-    e->ct = ct;
+    e->ct = ct; /* counting looks the handle up again: a CT freed meanwhile is skipped */
     e->user_ptr = user_ptr;
     e->bytes = me->length;
     if (me->options & PTL_IOVEC) {

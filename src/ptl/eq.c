@@ -60,8 +60,24 @@ int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t *eq_
     return rc;
 }
 
+/* The application should not free an EQ that a PT or MD still names, but if
+ * it does, they lose their EQ (events are no longer posted) instead of
+ * writing into freed memory. */
+static void eq_detach(ptl_eq_t *eq)
+{
+    ptl_ni_t *ni = eq->ni;
+    for (int i = 0; i <= ni->limits.max_pt_index; i++)
+        if (ni->pts[i].eq == eq) ni->pts[i].eq = NULL;
+    const ptl_table_t *t = &ptl_g.tables[HT_MD];
+    for (uint32_t i = 0; i < t->cap; i++) {
+        ptl_md_obj_t *m = t->obj[i];
+        if (m && m->eq == eq) m->eq = NULL;
+    }
+}
+
 void ptl_eq_destroy(ptl_eq_t *eq)
 {
+    eq_detach(eq);
     eq->ni->n_eq--;
     ptl_handle_free(eq->handle);
     free(eq->ring);

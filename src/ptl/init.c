@@ -46,9 +46,6 @@ int ptl_progress_locked(void)
 static void *ptl_progress_main(void *arg)
 {
     (void)arg;
-    long spin_us = 0;
-    sl_param_int(SL_PARAM_SPIN_US, &spin_us);
-    bool busy = false;
     while (!atomic_load(&ptl_g.stop)) {
         if (atomic_load(&ptl_g.waiters) > 0) {
             uint32_t v = atomic_load(&ptl_g.park);
@@ -58,15 +55,10 @@ static void *ptl_progress_main(void *arg)
         PTL_LOCK();
         int n = ptl_progress_locked();
         PTL_UNLOCK();
-        if (n > 0) {
-            busy = true;
-            continue;
-        }
-        /* Right after work more usually follows (the next request of a
-         * stream): poll for the spin budget before paying a futex wake-up
-         * (tens of microseconds on a VM).  Idle: sleep at once. */
-        wire_wait_spin(ptl_g.wire, 100000000, busy ? spin_us * 1000 : 0);
-        busy = false;
+        /* Sleep at once, no spinning: on 2 cores a polling progress thread
+         * takes the CPU its own application thread needs (measured: PtlGet
+         * bandwidth fell to a quarter with a 50 us poll after each step). */
+        if (n == 0) wire_wait_spin(ptl_g.wire, 100000000, 0);
     }
     return NULL;
 }
@@ -291,25 +283,42 @@ int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
     return rc;
 }
 
+/* Operations still in flight die with their NI: a late answer then finds no
+ * operation (and is ignored) instead of an MD freed below. */
+static void ni_drop_xfers(ptl_ni_t *ni)
+{
+    ptl_table_t *t = &ptl_g.tables[HT_XFER];
+    for (uint32_t i = 0; i < t->cap; i++) {
+        ptl_xfer_t *x = t->obj[i];
+        if (!x || x->md->ni != ni) continue;
+        ptl_handle_free(x->id);
+        free(x);
+    }
+}
+
+/* Free one object of table `ty` if it belongs to ni. */
+static void ni_drop_object(ptl_ni_t *ni, int ty, void *o)
+{
+    if (ty == HT_MD && ((ptl_md_obj_t *)o)->ni == ni) {
+        ptl_handle_free(((ptl_md_obj_t *)o)->handle);
+        free(o);
+    } else if (ty == HT_EQ && ((ptl_eq_t *)o)->ni == ni) {
+        ptl_eq_destroy(o);
+    } else if (ty == HT_CT && ((ptl_ct_t *)o)->ni == ni) {
+        ptl_ct_destroy(o);
+    }
+}
+
 void ptl_ni_destroy(ptl_ni_t *ni)
 {
     for (int i = 0; i <= ni->limits.max_pt_index; i++)
         if (ni->pts[i].allocated) ptl_pt_release_entries(ni, &ni->pts[i]);
+    ni_drop_xfers(ni);
     /* objects still open on this NI die with it */
     for (int ty = HT_MD; ty < HT_COUNT; ty++) {
         ptl_table_t *t = &ptl_g.tables[ty];
-        for (uint32_t i = 0; i < t->cap; i++) {
-            void *o = t->obj[i];
-            if (!o) continue;
-            if (ty == HT_MD && ((ptl_md_obj_t *)o)->ni == ni) {
-                ptl_handle_free(((ptl_md_obj_t *)o)->handle);
-                free(o);
-            } else if (ty == HT_EQ && ((ptl_eq_t *)o)->ni == ni) {
-                ptl_eq_destroy(o);
-            } else if (ty == HT_CT && ((ptl_ct_t *)o)->ni == ni) {
-                ptl_ct_destroy(o);
-            }
-        }
+        for (uint32_t i = 0; i < t->cap; i++)
+            if (t->obj[i]) ni_drop_object(ni, ty, t->obj[i]);
     }
     ptl_g.nis[ni->kind] = NULL;
     ptl_handle_free(ni->handle);

@@ -246,7 +246,8 @@ static void tgt_events(tgt_t *t, void *where)
     ptl_entry_t *e = t->e;
     unsigned int o = e->me.options;
     bool ok = t->fail == PTL_NI_OK;
-    if (o & PTL_ME_EVENT_CT_COMM) ptl_count(e->ct, o, PTL_ME_EVENT_CT_BYTES, ok, t->mlength);
+    if (o & PTL_ME_EVENT_CT_COMM)
+        ptl_count(ptl_ct_get(e->me.ct_handle), o, PTL_ME_EVENT_CT_BYTES, ok, t->mlength);
     if (!t->pt->eq || (o & PTL_ME_EVENT_COMM_DISABLE) || (ok && (o & PTL_ME_EVENT_SUCCESS_DISABLE)))
         return;
     const ptl_req_hdr_t *h = t->h;

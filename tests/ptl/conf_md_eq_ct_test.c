@@ -455,6 +455,52 @@ static void free_under_waiter(env_t *v, int kind)
     CHECK_EQ(rc, PTL_INTERRUPTED);
 }
 
+/* An EQ or CT freed while a PT, MD or entry still names it (the application's
+ * mistake) must not be written to afterwards: the PT and MD lose their EQ
+ * (so PTL_ACK_REQ is refused), the entry stops counting. */
+static void free_referenced(env_t *v)
+{
+    ptl_handle_ni_t ni = v->c->ni;
+    ptl_handle_eq_t eq;
+    ptl_handle_ct_t ct;
+    ptl_pt_index_t p;
+    ptl_handle_me_t h;
+    PT_OK(PtlEQAlloc(ni, 8, &eq));
+    PT_OK(PtlCTAlloc(ni, &ct));
+    PT_OK(PtlPTAlloc(ni, 0, eq, 20, &p));
+    ptl_me_t me = cu_me(v->small, 8, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM, 3, 0);
+    me.ct_handle = ct;
+    PT_OK(PtlMEAppend(ni, p, &me, PTL_PRIORITY_LIST, NULL, &h));
+    ptl_handle_md_t m = bind(v, v->sbuf, 64, 0, eq, PTL_CT_NONE);
+    PT_OK(PtlEQFree(eq));
+    PT_OK(PtlCTFree(ct));
+    CHECK_EQ(PtlPut(m, 0, 8, PTL_ACK_REQ, v->to, p, 3, 0, NULL, 0), PTL_ARG_INVALID);
+    pt_barrier(v->c);
+    CHECK_EQ(cu_put_ack(v->md, v->ieq, 0, 8, v->to, p, 3, 0, 0).ni_fail_type, PTL_NI_OK);
+    PT_OK(PtlPut(m, 0, 8, PTL_NO_ACK_REQ, v->to, p, 3, 0, NULL, 0));
+    cu_put_ack(v->md, v->ieq, 0, 8, v->to, p, 3, 0, 0); /* fence */
+    pt_barrier(v->c);
+    PT_OK(PtlMEUnlink(h));
+    PT_OK(PtlPTFree(ni, p));
+    PT_OK(PtlMDRelease(m));
+}
+
+#ifdef CONF_KNOWN_BUGS
+/* BUG (src/ptl/ct.c ptl_ct_destroy / src/ptl/xfer.c): an MD keeps a raw
+ * pointer to its CT; after PtlCTFree of that CT the next counted event
+ * (here CT_SEND) writes freed memory (ASan: heap-use-after-free in
+ * ptl_ct_add via xfer_send_done).  Build with -DCONF_KNOWN_BUGS to run. */
+static void free_md_ct(env_t *v)
+{
+    ptl_handle_ct_t ct;
+    PT_OK(PtlCTAlloc(v->c->ni, &ct));
+    ptl_handle_md_t m = bind(v, v->sbuf, 64, PTL_MD_EVENT_CT_SEND, PTL_EQ_NONE, ct);
+    PT_OK(PtlCTFree(ct));
+    PT_OK(PtlPut(m, 0, 8, PTL_NO_ACK_REQ, v->to, v->pt, 1, 0, NULL, 0));
+    PT_OK(PtlMDRelease(m));
+}
+#endif
+
 static void setup(env_t *v, pt_ctx_t *c)
 {
     v->c = c;
@@ -513,6 +559,10 @@ int main(void)
     abort_waits(&v);
     abort_then_ready(&v);
     for (int k = 0; k < 4; k++) free_under_waiter(&v, k);
+    free_referenced(&v);
+#ifdef CONF_KNOWN_BUGS
+    free_md_ct(&v);
+#endif
     teardown(&v);
     pt_fini(&c);
     t_done("conf_md_eq_ct_test");

@@ -617,6 +617,56 @@ static void bundles(pt_ctx_t *c)
     PT_OK(PtlCTFree(ct));
 }
 
+/* PtlNIFini with operations still in flight: their late answers must not
+ * touch the MDs that died with the NI.  Answers from one peer arrive in
+ * order, so an acknowledged put on another NI afterwards means they came. */
+static void fini_in_flight(pt_ctx_t *c)
+{
+    enum { BIG = 4 << 20 };
+    char *buf = calloc(2, BIG), *fence = calloc(1, 64);
+    CHECK(buf && fence);
+    ptl_handle_ni_t ni;
+    ptl_handle_eq_t eq, feq;
+    ptl_handle_md_t md, fmd;
+    ptl_handle_me_t h, fh;
+    ptl_pt_index_t p;
+    PT_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL,
+                    NULL, &ni));
+    PT_OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, 7, &p));
+    ptl_me_t me = {.start = buf + BIG, .length = BIG, .ct_handle = PTL_CT_NONE,
+                   .uid = PTL_UID_ANY, .options = PTL_ME_OP_PUT | PTL_ME_OP_GET,
+                   .match_id = {.phys = {PTL_NID_ANY, PTL_PID_ANY}}};
+    PT_OK(PtlMEAppend(ni, 7, &me, PTL_PRIORITY_LIST, NULL, &h));
+    PT_OK(PtlPTAlloc(c->ni, 0, PTL_EQ_NONE, 7, &p));
+    me.start = fence;
+    me.length = 64;
+    me.match_id.rank = PTL_RANK_ANY;
+    PT_OK(PtlMEAppend(c->ni, 7, &me, PTL_PRIORITY_LIST, NULL, &fh));
+    PT_OK(PtlEQAlloc(ni, 8, &eq));
+    PT_OK(PtlEQAlloc(c->ni, 8, &feq));
+    ptl_md_t d = {.start = buf, .length = BIG, .eq_handle = eq, .ct_handle = PTL_CT_NONE};
+    PT_OK(PtlMDBind(ni, &d, &md));
+    d.start = fence;
+    d.length = 64;
+    d.eq_handle = feq;
+    PT_OK(PtlMDBind(c->ni, &d, &fmd));
+    pt_barrier(c);
+    ptl_process_t peer = c->phys[1 - c->rank];
+    PT_OK(PtlGet(md, 0, BIG, peer, 7, 0, 0, NULL));
+    PT_OK(PtlPut(md, 0, 8, PTL_ACK_REQ, peer, 7, 0, 0, NULL, 0));
+    PT_OK(PtlNIFini(ni));
+    PT_OK(PtlPut(fmd, 0, 8, PTL_ACK_REQ, pt_id(c, 1 - c->rank), 7, 0, 0, NULL, 0));
+    pt_expect(feq, PTL_EVENT_SEND);
+    CHECK_EQ(pt_expect(feq, PTL_EVENT_ACK).ni_fail_type, PTL_NI_OK);
+    pt_barrier(c);
+    PT_OK(PtlMEUnlink(fh));
+    PT_OK(PtlMDRelease(fmd));
+    PT_OK(PtlEQFree(feq));
+    PT_OK(PtlPTFree(c->ni, 7));
+    free(buf);
+    free(fence);
+}
+
 int main(void)
 {
     no_init_all();
@@ -635,6 +685,7 @@ int main(void)
     map_physical(&c);
     handles(&c);
     bundles(&c);
+    fini_in_flight(&c);
     ptl_handle_ni_t ni = c.ni;
     pt_fini(&c);
     ptl_uid_t uid;
