@@ -455,6 +455,36 @@ static void free_under_waiter(env_t *v, int kind)
     CHECK_EQ(rc, PTL_INTERRUPTED);
 }
 
+/* PtlNIFini (last reference) ends waits on that NI's objects: PTL_INTERRUPTED. */
+static void fini_under_waiters(void)
+{
+    int rc[2] = {-1, -1};
+    for (int round = 0; round < 6 && (rc[0] != PTL_INTERRUPTED || rc[1] != PTL_INTERRUPTED);
+         round++) {
+        ptl_handle_ni_t ni;
+        ptl_handle_ct_t ct;
+        ptl_handle_eq_t eq;
+        PT_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY,
+                        NULL, NULL, &ni));
+        PT_OK(PtlCTAlloc(ni, &ct));
+        PT_OK(PtlEQAlloc(ni, 4, &eq));
+        waiter_t w[2];
+        waiter_start(&w[0], W_CTWAIT, ct, eq);
+        waiter_start(&w[1], W_EQWAIT, ct, eq);
+        while (!atomic_load(&w[0].started) || !atomic_load(&w[1].started)) nap_ms(1);
+        nap_ms(10L << round);
+        PT_OK(PtlNIFini(ni));
+        for (int k = 0; k < 2; k++) {
+            pthread_join(w[k].th, NULL);
+            rc[k] = w[k].rc;
+            CHECK_MSG(rc[k] == PTL_INTERRUPTED || rc[k] == PTL_ARG_INVALID,
+                      "waiter %d returned %d", k, rc[k]);
+        }
+    }
+    CHECK_EQ(rc[0], PTL_INTERRUPTED);
+    CHECK_EQ(rc[1], PTL_INTERRUPTED);
+}
+
 /* An EQ or CT freed while a PT, MD or entry still names it (the application's
  * mistake) must not be written to afterwards: the PT and MD lose their EQ
  * (so PTL_ACK_REQ is refused), the entry stops counting. */
@@ -559,6 +589,7 @@ int main(void)
     abort_waits(&v);
     abort_then_ready(&v);
     for (int k = 0; k < 4; k++) free_under_waiter(&v, k);
+    fini_under_waiters();
     free_referenced(&v);
 #ifdef CONF_KNOWN_BUGS
     free_md_ct(&v);

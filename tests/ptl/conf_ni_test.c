@@ -486,6 +486,12 @@ static void bad_md_calls(ptl_handle_any_t b, ptl_handle_md_t good_md, ptl_handle
     CHECK_EQ(PtlTriggeredPut(b, 0, 8, PTL_NO_ACK_REQ, self, 0, 0, 0, NULL, 0, good_ct, 5),
              PTL_ARG_INVALID);
     CHECK_EQ(PtlTriggeredGet(b, 0, 8, self, 0, 0, 0, NULL, good_ct, 5), PTL_ARG_INVALID);
+    CHECK_EQ(PtlTriggeredAtomic(b, 0, 8, PTL_NO_ACK_REQ, self, 0, 0, 0, NULL, 0, PTL_SUM,
+                                PTL_INT64_T, good_ct, 5), PTL_ARG_INVALID);
+    CHECK_EQ(PtlTriggeredFetchAtomic(b, 0, good_md, 0, 8, self, 0, 0, 0, NULL, 0, PTL_SUM,
+                                     PTL_INT64_T, good_ct, 5), PTL_ARG_INVALID);
+    CHECK_EQ(PtlTriggeredSwap(good_md, 0, b, 0, 8, self, 0, 0, 0, NULL, 0, &operand, PTL_SWAP,
+                              PTL_INT64_T, good_ct, 5), PTL_ARG_INVALID);
 }
 
 static void bad_eq_calls(ptl_handle_any_t b, ptl_handle_ni_t ni)
@@ -505,8 +511,9 @@ static void bad_eq_calls(ptl_handle_any_t b, ptl_handle_ni_t ni)
 }
 
 static void bad_ct_calls(ptl_handle_any_t b, ptl_handle_ni_t ni, ptl_handle_ct_t good_ct,
-                         ptl_pt_index_t pt)
+                         ptl_pt_index_t pt, ptl_handle_md_t good_md)
 {
+    ptl_process_t self = {.rank = 0};
     ptl_ct_event_t v = {1, 0};
     unsigned int which;
     ptl_size_t test = 1;
@@ -521,6 +528,12 @@ static void bad_ct_calls(ptl_handle_any_t b, ptl_handle_ni_t ni, ptl_handle_ct_t
     CHECK_EQ(PtlTriggeredCTInc(b, v, good_ct, 5), PTL_ARG_INVALID);
     CHECK_EQ(PtlTriggeredCTInc(good_ct, v, b, 5), PTL_ARG_INVALID);
     CHECK_EQ(PtlTriggeredCTSet(good_ct, v, b, 5), PTL_ARG_INVALID);
+    CHECK_EQ(PtlTriggeredPut(good_md, 0, 8, PTL_NO_ACK_REQ, self, 0, 0, 0, NULL, 0, b, 5),
+             PTL_ARG_INVALID);
+    ptl_me_t tme = {.start = g_buf, .length = 8, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                    .options = PTL_ME_OP_PUT, .match_id = {.rank = PTL_RANK_ANY}};
+    CHECK_EQ(PtlTriggeredMEAppend(ni, pt, &tme, PTL_PRIORITY_LIST, NULL, &out, b, 5),
+             PTL_ARG_INVALID);
     if (b == PTL_CT_NONE) return; /* "no CT" is valid in MDs and entries */
     ptl_md_t d = {.start = g_buf, .length = 8, .eq_handle = PTL_EQ_NONE, .ct_handle = b,
                   .options = PTL_MD_EVENT_CT_SEND};
@@ -543,7 +556,15 @@ static void bad_handle_all(ptl_handle_any_t b, unsigned int skip, const objs_t *
     if (!(skip & T_NI)) bad_ni_calls(b);
     if (!(skip & T_MD)) bad_md_calls(b, live->md, live->ct);
     if (!(skip & T_EQ)) bad_eq_calls(b, live->ni);
-    if (!(skip & T_CT)) bad_ct_calls(b, live->ni, live->ct, live->pt);
+    if (!(skip & T_CT)) bad_ct_calls(b, live->ni, live->ct, live->pt, live->md);
+    if (!(skip & T_NI)) {
+        ptl_me_t me = {.ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY, .options = PTL_ME_OP_PUT};
+        ptl_handle_me_t out;
+        CHECK_EQ(PtlTriggeredMEAppend(b, live->pt, &me, PTL_PRIORITY_LIST, NULL, &out,
+                                      live->ct, 5), PTL_ARG_INVALID);
+    }
+    if (!(skip & T_ME)) CHECK_EQ(PtlTriggeredMEUnlink(b, live->ct, 5), PTL_ARG_INVALID);
+    if (!(skip & T_CT)) CHECK_EQ(PtlTriggeredMEUnlink(live->me, b, 5), PTL_ARG_INVALID);
     bad_entry_calls(b, skip);
 }
 

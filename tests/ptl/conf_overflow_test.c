@@ -347,6 +347,73 @@ static void search_all(env_t *v)
     PT_OK(PtlMEUnlink(ho));
 }
 
+/* Zero-length overflow entry (OMPI's long protocol): only the header is kept,
+ * mlength 0; an overflow entry unlinked by hand keeps its memory for its
+ * headers but gets no AUTO_FREE; a swap leaves a FETCH_ATOMIC header. */
+static void zero_length_and_unlinked(env_t *v)
+{
+    ptl_handle_me_t hz = append(v, cu_me(NULL, 0, OP_PG | NOLINK | PTL_ME_EVENT_COMM_DISABLE,
+                                         30, 0), PTL_OVERFLOW_LIST, (void *)0x71);
+    ptl_handle_me_t hu = append(v, cu_me(v->ov, 64, OP_PG | NOLINK, 31, 0), PTL_OVERFLOW_LIST,
+                                (void *)0x72);
+    int64_t x = 9, old = -1;
+    memcpy(v->sbuf + 512, &x, 8);
+    memset(v->ov, 0, 64);
+    pt_barrier(v->c);
+    t_fill(v->sbuf, 100, 3);
+    ptl_event_t a = cu_put_ack(v->md, v->ieq, 0, 100, v->to, v->pt, 30, 0, 5);
+    CHECK(a.ni_fail_type == PTL_NI_OK && a.mlength == 0 && a.ptl_list == PTL_OVERFLOW_LIST);
+    PT_OK(PtlSwap(v->gmd, 0, v->md, 512, 8, v->to, v->pt, 31, 8, (void *)0x5eed, 6, NULL,
+                  PTL_SWAP, PTL_INT64_T));
+    pt_expect(v->ieq, PTL_EVENT_SEND);
+    CHECK_EQ(pt_expect(v->ieq, PTL_EVENT_REPLY).ptl_list, PTL_OVERFLOW_LIST);
+    memcpy(&old, v->gbuf, 8);
+    CHECK_EQ(old, 0);
+    pt_barrier(v->c);
+    CHECK(pt_expect(v->teq, PTL_EVENT_FETCH_ATOMIC).user_ptr == (void *)0x72);
+    PT_OK(PtlMEUnlink(hu)); /* its header still points into v->ov */
+    PT_OK(PtlMEUnlink(hz));
+    ptl_handle_me_t h = append(v, cu_me(v->rbuf, 64, OP_PG | NOLINK, 0, ~0ull),
+                               PTL_PRIORITY_LIST, (void *)0x73);
+    ptl_event_t e = expect_over(v, PTL_EVENT_PUT_OVERFLOW, (void *)0x73, 5, 100, 0);
+    CHECK_EQ(e.match_bits, 30);
+    e = expect_over(v, PTL_EVENT_FETCH_ATOMIC_OVERFLOW, (void *)0x73, 6, 8, 8);
+    CHECK(e.start == v->ov + 8 && e.atomic_operation == PTL_SWAP);
+    memcpy(&x, v->ov + 8, 8);
+    CHECK_EQ(x, 9);
+    cu_expect_empty(v->teq); /* explicit unlink: no AUTO_FREE */
+    PT_OK(PtlMEUnlink(h));
+}
+
+/* 4.3 PTL_ME_LOCAL_INC_UH_RLENGTH: a manage-local priority append advances its
+ * offset by each consumed header's rlength; past min_free it is not linked. */
+static void local_inc_uh_rlength(env_t *v)
+{
+    ptl_handle_me_t ho = append(v, cu_me(NULL, 0, PTL_ME_OP_PUT | NOLINK, 0, ~0ull),
+                                PTL_OVERFLOW_LIST, (void *)0xA0);
+    pt_barrier(v->c);
+    for (int i = 0; i < 3; i++) {
+        PT_OK(PtlPut(v->md, 0, 40, PTL_ACK_REQ, v->to, v->pt, 40, 0, (void *)0x5eed, i));
+        pt_expect(v->ieq, PTL_EVENT_SEND);
+        pt_expect(v->ieq, PTL_EVENT_ACK);
+    }
+    pt_barrier(v->c);
+    for (int i = 0; i < 3; i++) pt_expect(v->teq, PTL_EVENT_PUT);
+    ptl_me_t me = cu_me(v->rbuf, 100, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL |
+                        PTL_ME_LOCAL_INC_UH_RLENGTH, 40, 0);
+    me.min_free = 30; /* 100 - 40 = 60 fine; 100 - 80 = 20 < 30: used up */
+    ptl_handle_me_t h = append(v, me, PTL_PRIORITY_LIST, (void *)0xA4);
+    expect_over(v, PTL_EVENT_PUT_OVERFLOW, (void *)0xA4, 0, 40, 0);
+    expect_over(v, PTL_EVENT_PUT_OVERFLOW, (void *)0xA4, 1, 40, 0);
+    CHECK(pt_expect(v->teq, PTL_EVENT_AUTO_UNLINK).user_ptr == (void *)0xA4);
+    cu_expect_empty(v->teq); /* not linked; the third header stays */
+    CHECK_EQ(PtlMEUnlink(h), PTL_ARG_INVALID);
+    me.options = PTL_ME_OP_PUT | NOLINK | PTL_ME_USE_ONCE;
+    PT_OK(PtlMESearch(v->c->ni, v->pt, &me, PTL_SEARCH_DELETE, (void *)0xA5));
+    expect_over(v, PTL_EVENT_PUT_OVERFLOW, (void *)0xA5, 2, 40, 0);
+    PT_OK(PtlMEUnlink(ho));
+}
+
 /* PtlPTFree with unexpected headers left (their overflow entries already off
  * the list: auto-unlinked, or unlinked by hand) releases them all. */
 static void free_with_headers(env_t *v)
@@ -401,6 +468,8 @@ int main(void)
     atomic_overflow(&v);
     over_disable_and_counts(&v);
     search_all(&v);
+    zero_length_and_unlinked(&v);
+    local_inc_uh_rlength(&v);
     free_with_headers(&v);
     pt_barrier(&c);
     PT_OK(PtlPTFree(c.ni, v.pt));
