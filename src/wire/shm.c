@@ -313,9 +313,10 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct 
 
 bool shm_ring_ready(wire_t *w)
 {
+    uint64_t head = atomic_load_explicit(&w->head, memory_order_relaxed);
     const shm_pkt_hdr_t *ph =
-        (const shm_pkt_hdr_t *)(w->ring + (size_t)(w->head % w->layout.slots) * SHM_SLOT);
-    return atomic_load_explicit(&ph->seq, memory_order_acquire) == SHM_SEQ(w->head);
+        (const shm_pkt_hdr_t *)(w->ring + (size_t)(head % w->layout.slots) * SHM_SLOT);
+    return atomic_load_explicit(&ph->seq, memory_order_acquire) == SHM_SEQ(head);
 }
 
 /* A packet whose header makes no sense can only come from memory corruption
@@ -325,7 +326,7 @@ static void shm_corrupt(wire_t *w, const shm_pkt_hdr_t *ph)
     char msg[160];
     snprintf(msg, sizeof msg,
              "wire: corrupt packet in mailbox at position %llu (src %u, len %u, type %u)",
-             (unsigned long long)w->head, ph->src, ph->len, ph->type);
+             (unsigned long long)atomic_load(&w->head), ph->src, ph->len, ph->type);
     sl_log_error("%s", msg);
     boot_abort(w->boot, 70, msg);
 }
@@ -333,11 +334,12 @@ static void shm_corrupt(wire_t *w, const shm_pkt_hdr_t *ph)
 /* Take one packet at the head of our ring; returns its slot count or 0. */
 static uint32_t shm_take_one(wire_t *w)
 {
+    uint64_t head = atomic_load_explicit(&w->head, memory_order_relaxed); /* ours */
     uint32_t n = w->layout.slots;
     size_t ring_bytes = (size_t)n * SHM_SLOT;
-    size_t base = (size_t)(w->head % n) * SHM_SLOT;
+    size_t base = (size_t)(head % n) * SHM_SLOT;
     shm_pkt_hdr_t *ph = (shm_pkt_hdr_t *)(w->ring + base);
-    if (atomic_load_explicit(&ph->seq, memory_order_acquire) != SHM_SEQ(w->head)) return 0;
+    if (atomic_load_explicit(&ph->seq, memory_order_acquire) != SHM_SEQ(head)) return 0;
 
     int src = ph->src;
     size_t len = ph->len;
@@ -373,11 +375,11 @@ static uint32_t shm_take_one(wire_t *w)
     /* Clear every slot's first word before the credits go back, so a later
      * packet's header position never shows stale data. */
     for (uint32_t i = 0; i < k; i++) {
-        _Atomic uint32_t *word = (_Atomic uint32_t *)(w->ring + ((w->head + i) % n) * SHM_SLOT);
+        _Atomic uint32_t *word = (_Atomic uint32_t *)(w->ring + ((head + i) % n) * SHM_SLOT);
         atomic_store_explicit(word, 0, memory_order_relaxed);
     }
-    w->head += k;
-    atomic_store_explicit(&w->hdr->head, w->head, memory_order_release);
+    atomic_store_explicit(&w->head, head + k, memory_order_relaxed);
+    atomic_store_explicit(&w->hdr->head, head + k, memory_order_release);
     if (type != WIRE_T_CREDIT) {
         uint32_t c = fc_rx_retrieved(&w->peers[src].rx_pending, k, w->layout.threshold);
         if (c) {

@@ -140,7 +140,10 @@ struct wire {
     wire_peer_t *peers;  /* [size]; peers[rank] unused */
 
     _Atomic int draining;  /* one thread drains at a time */
-    uint64_t head;         /* next ring position to read (drainer only) */
+    /* next ring position to read: written by the drainer only, read by any
+     * thread checking for work before it sleeps (a stale value only makes
+     * that check conservative: senders wake sleepers for new packets) */
+    _Atomic uint64_t head;
     char *scratch;         /* packets that wrap around the ring end */
 
     pthread_mutex_t self_lock; /* messages to ourselves */

@@ -70,6 +70,7 @@ int main(void)
     pt_ct_reach(ct, expect);
     uint64_t won = loc.got == 0;
     pt_barrier(&c);
+    PT_OK(PtlAtomicSync()); /* host reads of memory changed by Portals atomics */
     if (c.rank == 0) {
         int64_t r = (int64_t)ROUNDS * c.size;
         CHECK_EQ(tgt.sum[0], r);
