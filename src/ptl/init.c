@@ -31,6 +31,7 @@ void ptl_note_change(void)
 int ptl_progress_locked(void)
 {
     int n = wire_progress(ptl_g.wire);
+    n += ptl_target_run_deferred();
     if (ptl_g.ready_head) {
         ptl_trig_run_ready();
         n++;
@@ -149,6 +150,7 @@ static void ptl_stop(void)
     /* let what we still owe peers (acks, replies, credits) go out */
     wire_flush(ptl_g.wire, 1000000000);
     PTL_LOCK();
+    ptl_target_drop_deferred();
     wire_fini(ptl_g.wire);
     ptl_g.wire = NULL;
     boot_fini(ptl_g.boot);

@@ -290,6 +290,11 @@ void ptl_count(ptl_ct_t *ct, unsigned int options, unsigned int bytes_flag, bool
 
 /* target.c */
 void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_t len);
+/* Serve requests deferred out of the receive callback (bulk data staged
+ * through the peer, and what arrived after it); returns how many ran.
+ * Called by ptl_progress_locked.  drop: at PtlFini. */
+int ptl_target_run_deferred(void);
+void ptl_target_drop_deferred(void);
 
 /* ct.c: queue a triggered operation (copied) on ct; PTL_NO_SPACE when the
  * CT already holds max_triggered_ops.  Released at once if already due. */

@@ -279,7 +279,7 @@ static void tgt_queue_header(tgt_t *t, void *where)
     t->e->uh_refs++;
 }
 
-void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
+static void tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
 {
     tgt_t t = {.src = src, .h = h, .data = data, .len = len, .fail = PTL_NI_OK};
     if (!tgt_select(&t)) {
@@ -306,4 +306,76 @@ void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_
     respond(&t);
     if (t.reply != t.fetch) free(t.reply);
     if (unlink) ptl_entry_auto_unlink(t.pt, e);
+}
+
+/* ---- requests served outside the wire's receive callback ----------------------
+
+ * A bulk request whose data must be staged through the peer cannot be served
+ * inside the receive callback: waiting there keeps this process from
+ * draining the peer's staging requests, and two ranks pulling from each other
+ * (or a ring of them) would wait forever.  Such requests, and every request
+ * after them (arrival order is matching order), queue here and are served
+ * from ptl_progress_locked.  The head stays queued while it is served, so
+ * requests delivered meanwhile (by the nested wire progress of the bulk wait)
+ * queue behind it instead of overtaking it. */
+typedef struct tgt_deferred {
+    struct tgt_deferred *next;
+    int src;
+    ptl_req_hdr_t h;
+    size_t len;
+    char data[];
+} tgt_deferred_t;
+
+static tgt_deferred_t *q_head, *q_tail;
+
+static bool tgt_needs_staging(int src, const ptl_req_hdr_t *h)
+{
+    return (h->flags & RF_BULK) && src != ptl_g.rank && !wire_peer_uses_cma(ptl_g.wire, src);
+}
+
+static bool tgt_defer(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
+{
+    tgt_deferred_t *d = malloc(sizeof *d + len);
+    if (!d) return false;
+    *d = (tgt_deferred_t){.src = src, .h = *h, .len = len};
+    if (len) memcpy(d->data, data, len);
+    if (q_tail) q_tail->next = d;
+    else q_head = d;
+    q_tail = d;
+    ptl_note_change();
+    return true;
+}
+
+void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
+{
+    if ((q_head || tgt_needs_staging(src, h)) && tgt_defer(src, h, data, len)) return;
+    tgt_serve(src, h, data, len);
+}
+
+int ptl_target_run_deferred(void)
+{
+    static bool running;
+    int n = 0;
+    if (running) return 0;
+    running = true;
+    while (q_head) {
+        tgt_deferred_t *d = q_head;
+        tgt_serve(d->src, &d->h, d->data, d->len);
+        q_head = d->next;
+        if (!q_head) q_tail = NULL;
+        free(d);
+        n++;
+    }
+    running = false;
+    return n;
+}
+
+void ptl_target_drop_deferred(void)
+{
+    while (q_head) {
+        tgt_deferred_t *d = q_head;
+        q_head = d->next;
+        free(d);
+    }
+    q_tail = NULL;
 }
