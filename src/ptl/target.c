@@ -342,7 +342,9 @@ static bool tgt_defer(int src, const ptl_req_hdr_t *h, const void *data, size_t 
     if (q_tail) q_tail->next = d;
     else q_head = d;
     q_tail = d;
-    ptl_note_change();
+    /* whoever progresses next (a waiter, or the sleeping progress thread)
+     * must come round to serve it */
+    wire_kick(ptl_g.wire);
     return true;
 }
 
