@@ -25,14 +25,14 @@
 /* Flits of one packet are contiguous in a VC (the upstream output VC is
  * owned by one packet at a time), so a VC buffer is kept as a ring of
  * packet entries: one cache line serves all the packet's flits. */
-struct fl_ent {
+struct sim_fl_ent {
     int32_t pkt, arr;               /* packet, arrival cycle of its head */
     uint8_t len, present, sent, pad; /* flits in packet, received, forwarded */
 };
 
 struct sim_fl {
     int B, Q;                       /* VC buffer depth, output queue depth */
-    struct fl_ent *ve;              /* per input VC ring of B packet entries */
+    struct sim_fl_ent *ve;              /* per input VC ring of B packet entries */
     int32_t *ve_head, *ve_n;        /* ring position and entries in use */
     int32_t *vq_n, *vq_state;       /* flits present, VC state */
     int32_t *va_ready;              /* per input VC: cycle its front head may allocate */
@@ -57,7 +57,7 @@ struct sim_fl {
 
 enum { VQ_IDLE, VQ_ACTIVE };
 
-static int32_t *fl_alloc(size_t n, int fill, int *ok)
+static int32_t *sim_fl_alloc(size_t n, int fill, int *ok)
 {
     int32_t *p = malloc((n ? n : 1) * sizeof(int32_t));
     if (!p) {
@@ -70,10 +70,10 @@ static int32_t *fl_alloc(size_t n, int fill, int *ok)
 }
 
 /* Prefix offsets of per-port delay lines (lengths in cycles). */
-static int32_t *fl_offsets(const struct sim_net *net, int mult, size_t *total, int *ok)
+static int32_t *sim_fl_offsets(const struct sim_net *net, int mult, size_t *total, int *ok)
 {
     size_t np = (size_t)net->R * net->P;
-    int32_t *off = fl_alloc(np + 1, 0, ok);
+    int32_t *off = sim_fl_alloc(np + 1, 0, ok);
     if (!off)
         return NULL;
     for (size_t ip = 0; ip < np; ip++)
@@ -82,31 +82,31 @@ static int32_t *fl_offsets(const struct sim_net *net, int mult, size_t *total, i
     return off;
 }
 
-static int fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
+static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
 {
     size_t np = (size_t)net->R * net->P, nv = np * net->V, tot = 0;
-    f->ve = calloc(nv * f->B, sizeof(struct fl_ent));
+    f->ve = calloc(nv * f->B, sizeof(struct sim_fl_ent));
     if (!f->ve)
         *ok = 0;
-    f->ve_head = fl_alloc(nv, 0, ok);
-    f->ve_n = fl_alloc(nv, 0, ok);
-    f->vq_n = fl_alloc(nv, 0, ok);
-    f->vq_state = fl_alloc(nv, VQ_IDLE, ok);
-    f->va_ready = fl_alloc(nv, 0, ok);
-    f->owner = fl_alloc(nv, -1, ok);
-    f->oq = fl_alloc(np * f->Q, -1, ok);
-    f->oq_head = fl_alloc(np, 0, ok);
-    f->oq_n = fl_alloc(np, 0, ok);
-    f->pipe_off = fl_offsets(net, 1, &tot, ok);
-    f->pipe = fl_alloc(tot, -1, ok);
-    f->cpipe_off = fl_offsets(net, net->V, &tot, ok);
-    f->cpipe = fl_alloc(tot, 0, ok);
-    f->used_out = fl_alloc(np, -1, ok);
-    f->rr_in = fl_alloc(np, 0, ok);
+    f->ve_head = sim_fl_alloc(nv, 0, ok);
+    f->ve_n = sim_fl_alloc(nv, 0, ok);
+    f->vq_n = sim_fl_alloc(nv, 0, ok);
+    f->vq_state = sim_fl_alloc(nv, VQ_IDLE, ok);
+    f->va_ready = sim_fl_alloc(nv, 0, ok);
+    f->owner = sim_fl_alloc(nv, -1, ok);
+    f->oq = sim_fl_alloc(np * f->Q, -1, ok);
+    f->oq_head = sim_fl_alloc(np, 0, ok);
+    f->oq_n = sim_fl_alloc(np, 0, ok);
+    f->pipe_off = sim_fl_offsets(net, 1, &tot, ok);
+    f->pipe = sim_fl_alloc(tot, -1, ok);
+    f->cpipe_off = sim_fl_offsets(net, net->V, &tot, ok);
+    f->cpipe = sim_fl_alloc(tot, 0, ok);
+    f->used_out = sim_fl_alloc(np, -1, ok);
+    f->rr_in = sim_fl_alloc(np, 0, ok);
     f->sw_mask = calloc(np, 1);
     f->va_mask = calloc(np, 1);
-    f->va_need = fl_alloc((size_t)net->R, 0, ok);
-    f->lat_c = fl_alloc(np, 0, ok);
+    f->va_need = sim_fl_alloc((size_t)net->R, 0, ok);
+    f->lat_c = sim_fl_alloc(np, 0, ok);
     if (!f->sw_mask || !f->va_mask)
         *ok = 0;
     for (size_t ip = 0; *ok && ip < np; ip++)
@@ -114,17 +114,17 @@ static int fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     return *ok ? SIM_OK : SIM_ERR_NOMEM;
 }
 
-static int fl_alloc_nodes(struct sim_net *net, struct sim_fl *f, int *ok)
+static int sim_fl_alloc_nodes(struct sim_net *net, struct sim_fl *f, int *ok)
 {
     int N = net->N, lt = net->cfg.lat_term;
-    f->inj_pkt = fl_alloc((size_t)N, -1, ok);
-    f->inj_idx = fl_alloc((size_t)N, 0, ok);
-    f->ipipe = fl_alloc((size_t)N * lt, -1, ok);
-    f->ej = fl_alloc((size_t)N * net->cfg.eject_buf, -1, ok);
-    f->ej_head = fl_alloc((size_t)N, 0, ok);
-    f->ej_sink_at = fl_alloc((size_t)N, 0, ok);
-    f->ej_part = fl_alloc((size_t)N, 0, ok);
-    f->ecpipe = fl_alloc((size_t)N * lt, 0, ok);
+    f->inj_pkt = sim_fl_alloc((size_t)N, -1, ok);
+    f->inj_idx = sim_fl_alloc((size_t)N, 0, ok);
+    f->ipipe = sim_fl_alloc((size_t)N * lt, -1, ok);
+    f->ej = sim_fl_alloc((size_t)N * net->cfg.eject_buf, -1, ok);
+    f->ej_head = sim_fl_alloc((size_t)N, 0, ok);
+    f->ej_sink_at = sim_fl_alloc((size_t)N, 0, ok);
+    f->ej_part = sim_fl_alloc((size_t)N, 0, ok);
+    f->ecpipe = sim_fl_alloc((size_t)N * lt, 0, ok);
     return *ok ? SIM_OK : SIM_ERR_NOMEM;
 }
 
@@ -141,7 +141,7 @@ int sim_flit_init(struct sim_net *net)
         net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
         net->cfg.pkt_flits > 32 || net->V > 8)
         return SIM_ERR_ARG;
-    if (fl_alloc_ports(net, f, &ok) != SIM_OK || fl_alloc_nodes(net, f, &ok) != SIM_OK)
+    if (sim_fl_alloc_ports(net, f, &ok) != SIM_OK || sim_fl_alloc_nodes(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
     return SIM_OK;
 }
@@ -167,7 +167,7 @@ void sim_flit_free(struct sim_net *net)
 
 /* ---- input VC rings ---- */
 
-static void fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
+static void sim_fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
 {
     struct sim_fl *f = net->fl;
     if (f->vq_state[iv] == VQ_ACTIVE) {
@@ -181,7 +181,7 @@ static void fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
         int k = f->ve_head[iv] + f->ve_n[iv];
         if (k >= f->B)
             k -= f->B;
-        struct fl_ent *e = &f->ve[(size_t)iv * f->B + k];
+        struct sim_fl_ent *e = &f->ve[(size_t)iv * f->B + k];
         e->pkt = FL_PKT(code);
         e->arr = cyc;
         e->len = (uint8_t)net->pkt[e->pkt].len;
@@ -198,29 +198,29 @@ static void fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
     net->in_flits[iv]++;
 }
 
-static struct fl_ent *fl_vq_front_ent(const struct sim_fl *f, int iv)
+static struct sim_fl_ent *sim_fl_vq_front_ent(const struct sim_fl *f, int iv)
 {
     return &f->ve[(size_t)iv * f->B + f->ve_head[iv]];
 }
 
-static int32_t fl_vq_front_arr(const struct sim_fl *f, int iv)
+static int32_t sim_fl_vq_front_arr(const struct sim_fl *f, int iv)
 {
-    return fl_vq_front_ent(f, iv)->arr;
+    return sim_fl_vq_front_ent(f, iv)->arr;
 }
 
 /* Code of the front flit; a non-empty VC always has one (contiguity). */
-static int fl_vq_front(const struct sim_fl *f, int iv)
+static int sim_fl_vq_front(const struct sim_fl *f, int iv)
 {
     if (!f->vq_n[iv])
         return -1;
-    const struct fl_ent *e = fl_vq_front_ent(f, iv);
+    const struct sim_fl_ent *e = sim_fl_vq_front_ent(f, iv);
     return FL_CODE(e->pkt, e->sent, e->sent == e->len - 1);
 }
 
 /* Remove the front flit (the caller has read its code). */
-static void fl_vq_pop(struct sim_fl *f, int iv, int tail)
+static void sim_fl_vq_pop(struct sim_fl *f, int iv, int tail)
 {
-    fl_vq_front_ent(f, iv)->sent++;
+    sim_fl_vq_front_ent(f, iv)->sent++;
     if (tail) {
         if (++f->ve_head[iv] == f->B)
             f->ve_head[iv] = 0;
@@ -231,7 +231,7 @@ static void fl_vq_pop(struct sim_fl *f, int iv, int tail)
 
 /* ---- phase 1: links deliver flits and credits sent lat cycles ago ---- */
 
-static void fl_deliver_flit(struct sim_net *net, int64_t t, int r, int o, int code, int vc)
+static void sim_fl_deliver_flit(struct sim_net *net, int64_t t, int r, int o, int code, int vc)
 {
     int ip = r * net->P + o;
     struct sim_fl *f = net->fl;
@@ -247,10 +247,10 @@ static void fl_deliver_flit(struct sim_net *net, int64_t t, int r, int o, int co
         return;
     }
     int dr = net->nbr_r[ip], iv = (dr * net->P + net->nbr_p[ip]) * net->V + vc;
-    fl_vq_push(net, iv, code, (int32_t)t);
+    sim_fl_vq_push(net, iv, code, (int32_t)t);
 }
 
-static void fl_links(struct sim_net *net, int64_t t)
+static void sim_fl_links(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
     int np = net->R * net->P;
@@ -259,7 +259,7 @@ static void fl_links(struct sim_net *net, int64_t t)
         if (f->pipe[s] >= 0) {
             int packed = f->pipe[s];
             f->pipe[s] = -1;
-            fl_deliver_flit(net, t, ip / net->P, ip % net->P, packed >> 3, packed & 7);
+            sim_fl_deliver_flit(net, t, ip / net->P, ip % net->P, packed >> 3, packed & 7);
         }
         int *cs = &f->cpipe[f->cpipe_off[ip] + m * net->V];
         for (int vc = 0; vc < net->V; vc++) {
@@ -282,7 +282,7 @@ static void fl_links(struct sim_net *net, int64_t t)
 
 /* ---- phase 2: nodes inject one flit and sink at their rate ---- */
 
-static void fl_node_inject(struct sim_net *net, int64_t t, int n)
+static void sim_fl_node_inject(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
     struct sim_node *nd = &net->node[n];
@@ -290,7 +290,7 @@ static void fl_node_inject(struct sim_net *net, int64_t t, int n)
     if (f->ipipe[s] >= 0) { /* arrives at the router's terminal input */
         int r = n / net->cfg.p, port = n % net->cfg.p;
         nd->inj_fwd--;
-        fl_vq_push(net, (r * net->P + port) * net->V, f->ipipe[s], (int32_t)t);
+        sim_fl_vq_push(net, (r * net->P + port) * net->V, f->ipipe[s], (int32_t)t);
         f->ipipe[s] = -1;
     }
     if (f->inj_pkt[n] < 0) {
@@ -314,7 +314,7 @@ static void fl_node_inject(struct sim_net *net, int64_t t, int n)
     }
 }
 
-static void fl_node_sink(struct sim_net *net, int64_t t, int n)
+static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
     struct sim_node *nd = &net->node[n];
@@ -348,7 +348,7 @@ static void fl_node_sink(struct sim_net *net, int64_t t, int n)
 
 /* ---- phase 3: routing, VC allocation, switch allocation ---- */
 
-static void fl_route_va(struct sim_net *net, int64_t t, int r)
+static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
 {
     struct sim_fl *f = net->fl;
     if (f->va_need[r] == 0)
@@ -363,7 +363,7 @@ static void fl_route_va(struct sim_net *net, int64_t t, int r)
                 continue; /* routing + allocation pipeline */
             if (net->in_out[iv] < 0) {
                 int out, ovc;
-                sim_route(net, r, port, &net->pkt[FL_PKT(fl_vq_front(f, iv))], &out, &ovc);
+                sim_route(net, r, port, &net->pkt[FL_PKT(sim_fl_vq_front(f, iv))], &out, &ovc);
                 net->in_out[iv] = out;
                 net->in_ovc[iv] = ovc;
             }
@@ -381,7 +381,7 @@ static void fl_route_va(struct sim_net *net, int64_t t, int r)
 
 /* The head flit of pk crosses towards output o, VC ov: FECN marking from
  * the remote queue's occupancy, and hop counters. */
-static void fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov)
+static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov)
 {
     if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
         double cap = net->out_cap[ov], fr = (cap - net->out_cred[ov]) / cap;
@@ -398,18 +398,18 @@ static void fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int 
 }
 
 /* Move the front flit of input VC (r, pv) across the switch. */
-static void fl_traverse(struct sim_net *net, int r, int pv)
+static void sim_fl_traverse(struct sim_net *net, int r, int pv)
 {
     struct sim_fl *f = net->fl;
     int iv = r * net->P * net->V + pv, port = pv / net->V, vc = pv % net->V;
     int o = net->in_out[iv], ovc = net->in_ovc[iv], ip = r * net->P + o, ov = ip * net->V + ovc;
-    int code = fl_vq_front(f, iv);
-    fl_vq_pop(f, iv, FL_TAIL(code));
+    int code = sim_fl_vq_front(f, iv);
+    sim_fl_vq_pop(f, iv, FL_TAIL(code));
     net->in_flits[iv]--;
     if (f->vq_n[iv] == 0)
         f->sw_mask[iv / net->V] &= (uint8_t)~(1u << vc);
     if (FL_IDX(code) == 0)
-        fl_head_crosses(net, &net->pkt[FL_PKT(code)], o, ov);
+        sim_fl_head_crosses(net, &net->pkt[FL_PKT(code)], o, ov);
     net->out_cred[ov]--;
     net->out_occ[ip]++;
     net->out_fwd[ov]++; /* output queue + wire count as "forward" */
@@ -427,12 +427,12 @@ static void fl_traverse(struct sim_net *net, int r, int pv)
         if (f->vq_n[iv] > 0) { /* the next packet's head is now in front */
             f->va_mask[ipi] |= (uint8_t)(1u << vc);
             f->va_need[r]++;
-            f->va_ready[iv] = fl_vq_front_arr(f, iv) + net->cfg.router_delay;
+            f->va_ready[iv] = sim_fl_vq_front_arr(f, iv) + net->cfg.router_delay;
         }
     }
 }
 
-static void fl_credit_back(struct sim_net *net, int slot, int r, int port, int vc)
+static void sim_fl_credit_back(struct sim_net *net, int slot, int r, int port, int vc)
 {
     struct sim_fl *f = net->fl;
     int ip = r * net->P + port;
@@ -445,7 +445,7 @@ static void fl_credit_back(struct sim_net *net, int slot, int r, int port, int v
 
 /* One switch sub-cycle: each input offers one flit (round robin over its
  * VCs); it goes if its output has not taken a flit in this sub-cycle. */
-static void fl_switch(struct sim_net *net, int64_t t, int r, int sub)
+static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub)
 {
     struct sim_fl *f = net->fl;
     int tag = (int)(t * 4 + sub), P = net->P, V = net->V, start = (int)((t + sub) % P);
@@ -467,8 +467,8 @@ static void fl_switch(struct sim_net *net, int64_t t, int r, int sub)
                 continue;
             f->used_out[r * P + o] = tag;
             f->rr_in[ipi] = vc + 1 < V ? vc + 1 : 0;
-            fl_traverse(net, r, pv);
-            fl_credit_back(net, f->tmod[f->lat_c[ipi]], r, port, vc);
+            sim_fl_traverse(net, r, pv);
+            sim_fl_credit_back(net, f->tmod[f->lat_c[ipi]], r, port, vc);
             break;
         }
     }
@@ -476,7 +476,7 @@ static void fl_switch(struct sim_net *net, int64_t t, int r, int sub)
 
 /* ---- phase 4: output queues put one flit per cycle on the wire ---- */
 
-static void fl_outputs(struct sim_net *net)
+static void sim_fl_outputs(struct sim_net *net)
 {
     struct sim_fl *f = net->fl;
     int np = net->R * net->P;
@@ -493,7 +493,7 @@ static void fl_outputs(struct sim_net *net)
 }
 
 /* Bernoulli sources of the flit mode: one draw per node per cycle. */
-static void fl_generate(struct sim_net *net, int64_t t, int n)
+static void sim_fl_generate(struct sim_net *net, int64_t t, int n)
 {
     double q = net->cfg.offered / net->cfg.pkt_flits;
     if (sim_rand01(net) >= q)
@@ -520,22 +520,22 @@ void sim_flit_cycle(struct sim_net *net, int64_t t)
     struct sim_fl *f = net->fl;
     for (int L = 1; L < 64; L++)
         f->tmod[L] = (int32_t)(t % L);
-    fl_links(net, t);
+    sim_fl_links(net, t);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
-            fl_generate(net, t, n);
-        fl_node_sink(net, t, n);
-        fl_node_inject(net, t, n);
+            sim_fl_generate(net, t, n);
+        sim_fl_node_sink(net, t, n);
+        sim_fl_node_inject(net, t, n);
     }
     /* Before the switch: a flit needs one cycle from switch to wire. */
-    fl_outputs(net);
+    sim_fl_outputs(net);
     f->sacc += net->cfg.speedup;
     int subs = (int)f->sacc;
     f->sacc -= subs;
     for (int r = 0; r < net->R; r++) {
-        fl_route_va(net, t, r);
+        sim_fl_route_va(net, t, r);
         for (int s = 0; s < subs; s++)
-            fl_switch(net, t, r, s);
+            sim_fl_switch(net, t, r, s);
     }
 }
 
@@ -559,7 +559,7 @@ int sim_flit_vc_codes(const struct sim_net *net, int iv, int32_t *out, int max)
     const struct sim_fl *f = net->fl;
     int n = 0;
     for (int k = 0; k < f->ve_n[iv]; k++) {
-        const struct fl_ent *e = &f->ve[(size_t)iv * f->B + (f->ve_head[iv] + k) % f->B];
+        const struct sim_fl_ent *e = &f->ve[(size_t)iv * f->B + (f->ve_head[iv] + k) % f->B];
         for (int i = e->sent; i < e->present && n < max; i++)
             out[n++] = e->pkt;
     }

@@ -16,8 +16,9 @@ set yrange [0:0.7]
 set ylabel "normalized average throughput"
 sel(cond, f) = sprintf("< awk -F, 'NR>1 && %s' %s", cond, f)
 
+has(f) = system("test -f ".f." && test $(wc -l < ".f.") -gt 1 && echo y") eq "y"
 f1 = dir.'/fig1'.sfx.'.csv'
-if (system("test -f ".f1." && echo y") eq "y") {
+if (has(f1)) {
     set output dir.'/fig1'.sfx.'.png'
     set title "Fig. 1: slow nodes vs throughput (".dir.sfx.")"
     set xlabel "slow nodes [%]"
@@ -27,7 +28,7 @@ if (system("test -f ".f1." && echo y") eq "y") {
 }
 
 f4 = dir.'/fig4'.sfx.'.csv'
-if (system("test -f ".f4." && echo y") eq "y") {
+if (has(f4)) {
     set output dir.'/fig4'.sfx.'.png'
     set terminal pngcairo size 1500,500 font ",11"
     set multiplot layout 1,3 title "Fig. 4: FECN/BECN (".dir.sfx.")"
@@ -44,7 +45,7 @@ if (system("test -f ".f4." && echo y") eq "y") {
 }
 
 f5 = dir.'/fig5'.sfx.'.csv'
-if (system("test -f ".f5." && echo y") eq "y") {
+if (has(f5)) {
     set output dir.'/fig5'.sfx.'.png'
     set title "Fig. 5: RDRP, 1% slow nodes (".dir.sfx.")"
     set xlabel "parallel transfers (outstanding packets per node)"
