@@ -131,9 +131,9 @@ static void md_release_busy(env_t *v)
         PT_OK(PtlGet(h, 0, BIG, v->to, v->pt, 1, 0, NULL));
         int rc = PtlMDRelease(h);
         CHECK(rc == PTL_OK || rc == PTL_ARG_INVALID || rc == PTL_IN_USE);
-        if (rc == PTL_OK) continue; /* the reply beat us: try again */
-        refused = 1;
         CHECK_EQ(pt_expect(v->ieq, PTL_EVENT_REPLY).mlength, BIG);
+        if (rc == PTL_OK) continue; /* the reply beat us (PtlGet progressed): again */
+        refused = 1;
         PT_OK(PtlMDRelease(h));
         CHECK_EQ(PtlMDRelease(h), PTL_ARG_INVALID);
     }
