@@ -61,6 +61,11 @@ void bench_wait_msgs(bench_t *b, uint64_t target)
     }
 }
 
+void bench_wait_next(bench_t *b)
+{
+    bench_wait_msgs(b, ++b->consumed);
+}
+
 volatile void *bench_pair_page(bench_t *b)
 {
     char name[96];

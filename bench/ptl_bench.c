@@ -38,11 +38,10 @@ static void die_ptl(const char *what, int rc)
 
 static double wire_pp(bench_t *b, char *buf, size_t len, int iters)
 {
-    uint64_t base = atomic_load(&b->msgs);
     double t0 = bench_now();
     for (int i = 0; i < iters; i++) {
         if (b->leader) wire_send_buf(b->wire, b->peer, 1, buf, len);
-        bench_wait_msgs(b, base + (uint64_t)i + 1);
+        bench_wait_next(b);
         if (!b->leader) wire_send_buf(b->wire, b->peer, 1, buf, len);
     }
     double t = (bench_now() - t0) / iters;
@@ -54,7 +53,7 @@ static void phase_wire(bench_t *b, char *src, char *dst)
 {
     /* message 0: where the peer's receive buffer is (for the one-sided put) */
     wire_send_buf(b->wire, b->peer, 2, &dst, sizeof dst);
-    bench_wait_msgs(b, 1);
+    bench_wait_next(b);
     uint64_t raddr = b->first8[0];
     double v[TRIALS];
     for (size_t s = 0; s < NLAT; s++) {
@@ -63,7 +62,6 @@ static void phase_wire(bench_t *b, char *src, char *dst)
         for (int t = 0; t < TRIALS; t++) v[t] = wire_pp(b, src, lat_sizes[s], iters);
         wire_lat[s] = bench_median(v, TRIALS) / 2;
     }
-    uint64_t base = atomic_load(&b->msgs);
     for (size_t s = 0; s < NBW && b->leader; s++) {
         size_t len = bw_sizes[s];
         int reps = (int)((b->quick ? (8u << 20) : (256u << 20)) / len);
@@ -81,7 +79,7 @@ static void phase_wire(bench_t *b, char *src, char *dst)
         wire_bw[s] = (double)len / bench_median(v, TRIALS) / 1e9;
     }
     if (b->leader) wire_send_buf(b->wire, b->peer, 3, NULL, 0);
-    else bench_wait_msgs(b, base + 1); /* serve a staged path until the leader is done */
+    else bench_wait_next(b); /* serve a staged path until the leader is done */
 }
 
 /* ---- phase 2: Portals ---------------------------------------------------------------- */

@@ -33,15 +33,14 @@ static double line_rtt(bench_t *b, volatile uint64_t *line, int iters)
 
 static double packet_rtt(bench_t *b, char *buf, size_t len, int iters)
 {
-    uint64_t base = atomic_load(&b->msgs);
     double t0 = bench_now();
     for (int i = 0; i < iters; i++) {
         if (b->leader) {
             sl_status_t st = wire_send_buf(b->wire, b->peer, 1, buf, len);
             if (st) bench_die("wire_send", st);
-            bench_wait_msgs(b, base + (uint64_t)i + 1);
+            bench_wait_next(b);
         } else {
-            bench_wait_msgs(b, base + (uint64_t)i + 1);
+            bench_wait_next(b);
             sl_status_t st = wire_send_buf(b->wire, b->peer, 1, buf, len);
             if (st) bench_die("wire_send", st);
         }

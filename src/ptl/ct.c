@@ -155,8 +155,21 @@ static void ct_cancel(ptl_ct_t *ct)
     ct->n_heap = 0;
 }
 
+/* MDs keep a pointer to their CT; one freed under them stops counting
+ * instead of being written after the free (entries look theirs up by
+ * handle). */
+static void ct_detach(ptl_ct_t *ct)
+{
+    const ptl_table_t *t = &ptl_g.tables[HT_MD];
+    for (uint32_t i = 0; i < t->cap; i++) {
+        ptl_md_obj_t *m = t->obj[i];
+        if (m && m->ct == ct) m->ct = NULL;
+    }
+}
+
 void ptl_ct_destroy(ptl_ct_t *ct)
 {
+    ct_detach(ct);
     ct_cancel(ct);
     free(ct->heap);
     ct->ni->n_ct--;

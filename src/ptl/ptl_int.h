@@ -243,6 +243,7 @@ typedef struct ptl_xfer {
     ptl_ack_req_t ack_req;
     void *user_ptr;
     bool send_pending;      /* SEND event still to come (bulk put) */
+    void *bounce;           /* bulk on an iovec MD spanning pieces: contiguous copy */
 } ptl_xfer_t;
 
 /* ---- cross-file functions (all "locked") -------------------------------------- */

@@ -77,6 +77,7 @@ static void xfer_send_done(ptl_xfer_t *x, ptl_ni_fail_t f)
 
 static void xfer_free(ptl_xfer_t *x)
 {
+    free(x->bounce);
     x->md->pending--;
     if (x->get_md) x->get_md->pending--;
     ptl_handle_free(x->id);
@@ -137,12 +138,18 @@ int ptl_xfer_start(const ptl_xfer_args_t *a)
     ptl_size_t dlen = 0;
     if (bulk) {
         void *addr = md_addr(md, a->local_offset, a->length);
+        if (!addr) { /* iovec MD over several pieces: the target needs one address */
+            if (!(x->bounce = malloc(a->length))) {
+                xfer_free(x);
+                return PTL_NO_SPACE;
+            }
+            if (a->kind == RK_PUT)
+                ptl_region_read(md->md.start, md->md.length, md->md.options, a->local_offset,
+                                x->bounce, a->length);
+            addr = x->bounce;
+        }
         h.flags = RF_BULK;
         h.addr = (uint64_t)(uintptr_t)addr;
-        if (!addr) { /* iovec MD over several pieces: no single address to name */
-            xfer_free(x);
-            return PTL_ARG_INVALID;
-        }
     } else if (carries_data && a->length) {
         h.flags = RF_INLINE;
         data = md_addr(md, a->local_offset, a->length);
@@ -198,6 +205,9 @@ static void xfer_reply(ptl_xfer_t *x, const ptl_resp_hdr_t *r, const void *data,
     if ((r->flags & PF_RESP_DATA) && len) {
         ptl_size_t n = len < x->length ? len : x->length;
         ptl_region_write(m->md.start, m->md.length, m->md.options, off, data, n);
+    } else if (x->bounce && r->ni_fail == PTL_NI_OK) { /* bulk get pushed into the bounce */
+        ptl_size_t n = r->mlength < x->length ? r->mlength : x->length;
+        ptl_region_write(m->md.start, m->md.length, m->md.options, off, x->bounce, n);
     }
     bool ok = r->ni_fail == PTL_NI_OK;
     if (m->md.options & PTL_MD_EVENT_CT_REPLY)

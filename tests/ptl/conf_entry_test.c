@@ -457,12 +457,9 @@ static void iovec_bulk(env_t *v)
     PT_OK(PtlMEUnlink(h));
 }
 
-#ifdef CONF_KNOWN_BUGS
-/* BUG (src/ptl/xfer.c, ptl_xfer_start): a put or get larger than
- * PTL_INLINE_MAX from/to an IOVEC MD whose range spans more than one iovec
- * element returns PTL_ARG_INVALID ("no single address to name") instead of
- * moving the data.  Kept out of the registered test until fixed; build with
- * -DCONF_KNOWN_BUGS to run it. */
+/* A put or get larger than PTL_INLINE_MAX from/to an IOVEC MD whose range
+ * spans more than one iovec element (the engine goes through a contiguous
+ * bounce buffer, since the target needs one address to copy from/to). */
 static void iovec_md_bulk(env_t *v)
 {
     ptl_iovec_t sv[2] = {{v->sbuf, 6000}, {v->sbuf + 30000, 6000}};
@@ -479,7 +476,6 @@ static void iovec_md_bulk(env_t *v)
     PT_OK(PtlMEUnlink(h));
     PT_OK(PtlMDRelease(smd));
 }
-#endif
 
 /* ---- argument errors ------------------------------------------------------------------------ */
 
@@ -577,9 +573,7 @@ int main(void)
     ct_bytes(&v);
     iovec_small(&v);
     iovec_bulk(&v);
-#ifdef CONF_KNOWN_BUGS
     iovec_md_bulk(&v);
-#endif
     errors(&v);
     pt_barrier(&c);
     PT_OK(PtlPTFree(c.ni, v.pt));
