@@ -279,6 +279,11 @@ void ptl_region_write(void *start, ptl_size_t length, unsigned int options, ptl_
 void *ptl_region_addr(void *start, ptl_size_t length, unsigned int options, ptl_size_t offset,
                       ptl_size_t len);
 ptl_md_obj_t *ptl_md_get(ptl_handle_md_t h);
+/* Copy within this process without faulting on unmapped memory: the kernel
+ * copies (process_vm_* on ourselves) and reports EFAULT, which becomes
+ * PTL_NI_SEGV.  For entries that may cover memory the program did not vouch
+ * for (start NULL or length PTL_SIZE_MAX).  Returns false on a fault. */
+bool ptl_safe_copy(void *dst, const void *src, size_t n, bool into_memory);
 
 /* entry.c */
 bool ptl_entry_matches(const ptl_entry_t *e, const ptl_ni_t *ni, ptl_process_t initiator,

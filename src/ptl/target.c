@@ -196,6 +196,40 @@ static bool tgt_push(tgt_t *t, void *start, unsigned int options, ptl_size_t len
 }
 
 /* Step 11: move the data. */
+/* An entry over memory the program did not describe piece by piece (all
+ * of memory, as OpenSHMEM binds it): offsets from the initiator are
+ * addresses, so copy without trusting them (PTL_NI_SEGV, not a crash). */
+static bool tgt_wide(const ptl_entry_t *e)
+{
+    return !(e->me.options & PTL_IOVEC) && (!e->me.start || e->me.length == PTL_SIZE_MAX);
+}
+
+static bool tgt_move_wide(tgt_t *t)
+{
+    char *at = (char *)t->e->me.start + t->offset;
+    const ptl_req_hdr_t *h = t->h;
+    if (h->kind == RK_PUT) return ptl_safe_copy(at, t->data, t->mlength, true);
+    if (h->kind == RK_GET) {
+        t->reply = malloc(t->mlength ? t->mlength : 1);
+        t->reply_len = t->mlength;
+        return t->reply && ptl_safe_copy(t->reply, at, t->mlength, false);
+    }
+    /* atomics: read, apply on a copy, write back (under the engine lock) */
+    size_t esz = ptl_atom_size(h->atom_type);
+    ptl_size_t n = esz ? t->mlength - t->mlength % esz : 0;
+    uint8_t cur[512];
+    t->mlength = n;
+    if (n > sizeof cur || !ptl_safe_copy(cur, at, n, false)) return false;
+    bool fetch = h->kind != RK_ATOMIC;
+    ptl_atom_apply(h->atom_op, h->atom_type, cur, t->data, h->operand, n,
+                   fetch ? t->fetch : NULL);
+    if (fetch) {
+        t->reply = t->fetch;
+        t->reply_len = n;
+    }
+    return ptl_safe_copy(at, cur, n, true);
+}
+
 static void tgt_move(tgt_t *t)
 {
     ptl_entry_t *e = t->e;
@@ -204,6 +238,10 @@ static void tgt_move(tgt_t *t)
     unsigned int opt = e->me.options;
     ptl_size_t length = e->me.length;
     bool ok = true;
+    if (tgt_wide(e) && !(h->flags & RF_BULK)) {
+        if (!tgt_move_wide(t)) fail(t, PTL_NI_SEGV, PTL_SR_DROP_COUNT);
+        return;
+    }
     switch (h->kind) {
     case RK_PUT:
         if (h->flags & RF_BULK) ok = tgt_pull(t, start, opt, length);
