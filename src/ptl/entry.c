@@ -257,6 +257,7 @@ int ptl_me_unlink_locked(ptl_handle_me_t h)
     int type = ptl_handle_type(h);
     ptl_entry_t *e = (type == HT_ME || type == HT_LE) ? ptl_handle_get(type, h) : NULL;
     if (!e) return PTL_ARG_INVALID;
+    if (e->busy) return PTL_IN_USE; /* a bulk copy is moving its data (§8.3) */
     ptl_pt_t *pt = &e->ni->pts[e->pt];
     entry_delist(pt, e);
     ptl_handle_free(e->handle);

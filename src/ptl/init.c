@@ -9,6 +9,7 @@
 #include "util/sys.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -341,6 +342,12 @@ static void ni_drop_object(ptl_ni_t *ni, int ty, void *o)
 
 void ptl_ni_destroy(ptl_ni_t *ni)
 {
+    /* bulk copies run without the lock: let them finish with their entries */
+    while (ptl_g.bulk_busy > 0) {
+        PTL_UNLOCK();
+        sched_yield();
+        PTL_LOCK();
+    }
     for (int i = 0; i <= ni->limits.max_pt_index; i++)
         if (ni->pts[i].allocated) ptl_pt_release_entries(ni, &ni->pts[i]);
     ni_drop_xfers(ni);

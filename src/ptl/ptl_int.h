@@ -99,6 +99,7 @@ typedef struct ptl_entry {
     ptl_size_t local_offset;
     ptl_size_t bytes;       /* region size (sum of the iovecs for PTL_IOVEC) */
     int uh_refs;            /* unexpected headers pointing into its memory */
+    int busy;               /* bulk copies into/out of it, running unlocked */
     bool auto_free_pending; /* overflow entry auto-unlinked: AUTO_FREE when uh_refs hits 0 */
 } ptl_entry_t;
 
@@ -185,6 +186,7 @@ typedef struct ptl_global {
     bool progress_running;
     _Atomic bool stop;
     _Atomic int waiters;        /* application threads inside blocking waits */
+    int bulk_busy;              /* bulk copies running without the lock */
     _Atomic uint64_t changes;   /* bumped on every event/CT change: waiters re-check */
     _Atomic int aborting;       /* PtlAbort in effect while > 0 */
     _Atomic uint32_t park;      /* progress thread parks on this futex */

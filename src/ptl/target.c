@@ -154,42 +154,41 @@ static bool tgt_select(tgt_t *t)
     return true;
 }
 
-/* Bulk put: pull the initiator's data straight into the entry, piece by piece. */
-static bool tgt_pull(tgt_t *t, void *start, unsigned int options, ptl_size_t length)
+/* One bulk copy between the entry and the initiator's buffer.  The engine
+ * lock is released for the copy itself (cross-memory attach or heap memcpy:
+ * tens of microseconds per MiB), so other threads keep using the library:
+ * the entry is marked busy (PtlMEUnlink answers PTL_IN_USE, PtlNIFini waits)
+ * and this thread still owns the wire's drain, so later requests cannot
+ * overtake this one.  A copy that turns out to need staging is waited for
+ * with the lock held again: its progress may run receive callbacks. */
+static sl_status_t tgt_copy(tgt_t *t, bool pull, char *local, uint64_t raddr, size_t n)
 {
-    ptl_size_t done = 0;
-    while (done < t->mlength) {
-        ptl_size_t piece = t->mlength - done;
-        char *dst = ptl_region_addr(start, length, options, t->offset + done, 1);
-        if (!dst) return false;
-        if (options & PTL_IOVEC) { /* bounded by the current iovec element */
-            while (piece > 1 && !ptl_region_addr(start, length, options, t->offset + done, piece))
-                piece /= 2;
-        }
-        wire_bulk_t op;
-        sl_status_t st = wire_get(ptl_g.wire, t->src, t->h->addr + done, dst, piece, &op);
-        if (st == SL_INPROGRESS) st = wire_bulk_wait(ptl_g.wire, &op);
-        if (st != SL_OK) return false;
-        done += piece;
-    }
-    return true;
+    wire_bulk_t op;
+    t->e->busy++;
+    ptl_g.bulk_busy++;
+    PTL_UNLOCK();
+    sl_status_t st = pull ? wire_get(ptl_g.wire, t->src, raddr, local, n, &op)
+                          : wire_put(ptl_g.wire, t->src, raddr, local, n, &op);
+    PTL_LOCK();
+    if (st == SL_INPROGRESS) st = wire_bulk_wait(ptl_g.wire, &op);
+    ptl_g.bulk_busy--;
+    t->e->busy--;
+    return st;
 }
 
-/* Bulk get: push the entry's bytes straight into the initiator's buffer. */
-static bool tgt_push(tgt_t *t, void *start, unsigned int options, ptl_size_t length)
+/* Bulk put (pull) or get (push): between the entry and the initiator's
+ * buffer, piece by piece for iovec entries. */
+static bool tgt_bulk(tgt_t *t, bool pull, void *start, unsigned int options, ptl_size_t length)
 {
     ptl_size_t done = 0;
     while (done < t->mlength) {
         ptl_size_t piece = t->mlength - done;
-        char *src = ptl_region_addr(start, length, options, t->offset + done, 1);
-        if (!src) return false;
-        if (options & PTL_IOVEC)
+        char *local = ptl_region_addr(start, length, options, t->offset + done, 1);
+        if (!local) return false;
+        if (options & PTL_IOVEC) /* bounded by the current iovec element */
             while (piece > 1 && !ptl_region_addr(start, length, options, t->offset + done, piece))
                 piece /= 2;
-        wire_bulk_t op;
-        sl_status_t st = wire_put(ptl_g.wire, t->src, t->h->addr + done, src, piece, &op);
-        if (st == SL_INPROGRESS) st = wire_bulk_wait(ptl_g.wire, &op);
-        if (st != SL_OK) return false;
+        if (tgt_copy(t, pull, local, t->h->addr + done, piece) != SL_OK) return false;
         done += piece;
     }
     return true;
@@ -244,12 +243,12 @@ static void tgt_move(tgt_t *t)
     }
     switch (h->kind) {
     case RK_PUT:
-        if (h->flags & RF_BULK) ok = tgt_pull(t, start, opt, length);
+        if (h->flags & RF_BULK) ok = tgt_bulk(t, true, start, opt, length);
         else if (t->mlength) ptl_region_write(start, length, opt, t->offset, t->data, t->mlength);
         break;
     case RK_GET:
         if (h->flags & RF_BULK) {
-            ok = tgt_push(t, start, opt, length);
+            ok = tgt_bulk(t, false, start, opt, length);
         } else if (t->mlength) {
             t->reply = malloc(t->mlength);
             if (!t->reply) ok = false;
