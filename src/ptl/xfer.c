@@ -308,16 +308,35 @@ static int xfer_call(const ptl_xfer_args_t *a, ptl_handle_ct_t trig_ct, ptl_size
     return rc;
 }
 
+/* The argument blocks of put, get and atomic, shared by the immediate and
+ * the triggered calls. */
+static ptl_xfer_args_t put_args(int kind, ptl_handle_md_t md, ptl_size_t off, ptl_size_t len,
+                                ptl_ack_req_t ack, ptl_process_t target, ptl_pt_index_t pt,
+                                ptl_match_bits_t bits, ptl_size_t roff, void *user_ptr,
+                                ptl_hdr_data_t hdr, ptl_op_t op, ptl_datatype_t type)
+{
+    ptl_xfer_args_t a = {.kind = kind, .md = md, .local_offset = off, .length = len,
+                         .ack_req = ack, .target = target, .pt_index = pt, .match_bits = bits,
+                         .remote_offset = roff, .user_ptr = user_ptr, .hdr_data = hdr,
+                         .op = op, .type = type};
+    return a;
+}
+
+static ptl_xfer_args_t get_args(ptl_handle_md_t md, ptl_size_t off, ptl_size_t len,
+                                ptl_process_t target, ptl_pt_index_t pt, ptl_match_bits_t bits,
+                                ptl_size_t roff, void *user_ptr)
+{
+    return put_args(RK_GET, md, off, len, PTL_NO_ACK_REQ, target, pt, bits, roff, user_ptr, 0, 0,
+                    0);
+}
+
 int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
            ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
            ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
            ptl_hdr_data_t hdr_data)
 {
-    ptl_xfer_args_t a = {.kind = RK_PUT, .md = md_handle, .local_offset = local_offset,
-                         .length = length, .ack_req = ack_req, .target = target_id,
-                         .pt_index = pt_index, .match_bits = match_bits,
-                         .remote_offset = remote_offset, .user_ptr = user_ptr,
-                         .hdr_data = hdr_data};
+    ptl_xfer_args_t a = put_args(RK_PUT, md_handle, local_offset, length, ack_req, target_id,
+                                 pt_index, match_bits, remote_offset, user_ptr, hdr_data, 0, 0);
     return xfer_call(&a, PTL_CT_NONE, 0, false);
 }
 
@@ -325,10 +344,8 @@ int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
            ptl_size_t remote_offset, void *user_ptr)
 {
-    ptl_xfer_args_t a = {.kind = RK_GET, .md = md_handle, .local_offset = local_offset,
-                         .length = length, .target = target_id, .pt_index = pt_index,
-                         .match_bits = match_bits, .remote_offset = remote_offset,
-                         .user_ptr = user_ptr};
+    ptl_xfer_args_t a = get_args(md_handle, local_offset, length, target_id, pt_index,
+                                 match_bits, remote_offset, user_ptr);
     return xfer_call(&a, PTL_CT_NONE, 0, false);
 }
 
@@ -337,11 +354,9 @@ int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t len
               ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
               ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
-    ptl_xfer_args_t a = {.kind = RK_ATOMIC, .md = md_handle, .local_offset = local_offset,
-                         .length = length, .ack_req = ack_req, .target = target_id,
-                         .pt_index = pt_index, .match_bits = match_bits,
-                         .remote_offset = remote_offset, .user_ptr = user_ptr,
-                         .hdr_data = hdr_data, .op = operation, .type = datatype};
+    ptl_xfer_args_t a = put_args(RK_ATOMIC, md_handle, local_offset, length, ack_req, target_id,
+                                 pt_index, match_bits, remote_offset, user_ptr, hdr_data,
+                                 operation, datatype);
     return xfer_call(&a, PTL_CT_NONE, 0, false);
 }
 
@@ -400,11 +415,8 @@ int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
                     ptl_hdr_data_t hdr_data, ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
-    ptl_xfer_args_t a = {.kind = RK_PUT, .md = md_handle, .local_offset = local_offset,
-                         .length = length, .ack_req = ack_req, .target = target_id,
-                         .pt_index = pt_index, .match_bits = match_bits,
-                         .remote_offset = remote_offset, .user_ptr = user_ptr,
-                         .hdr_data = hdr_data};
+    ptl_xfer_args_t a = put_args(RK_PUT, md_handle, local_offset, length, ack_req, target_id,
+                                 pt_index, match_bits, remote_offset, user_ptr, hdr_data, 0, 0);
     return xfer_call(&a, trig_ct_handle, threshold, true);
 }
 
@@ -413,10 +425,8 @@ int PtlTriggeredGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_size_t remote_offset, void *user_ptr, ptl_handle_ct_t trig_ct_handle,
                     ptl_size_t threshold)
 {
-    ptl_xfer_args_t a = {.kind = RK_GET, .md = md_handle, .local_offset = local_offset,
-                         .length = length, .target = target_id, .pt_index = pt_index,
-                         .match_bits = match_bits, .remote_offset = remote_offset,
-                         .user_ptr = user_ptr};
+    ptl_xfer_args_t a = get_args(md_handle, local_offset, length, target_id, pt_index,
+                                 match_bits, remote_offset, user_ptr);
     return xfer_call(&a, trig_ct_handle, threshold, true);
 }
 
@@ -426,11 +436,9 @@ int PtlTriggeredAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_s
                        ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype,
                        ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
-    ptl_xfer_args_t a = {.kind = RK_ATOMIC, .md = md_handle, .local_offset = local_offset,
-                         .length = length, .ack_req = ack_req, .target = target_id,
-                         .pt_index = pt_index, .match_bits = match_bits,
-                         .remote_offset = remote_offset, .user_ptr = user_ptr,
-                         .hdr_data = hdr_data, .op = operation, .type = datatype};
+    ptl_xfer_args_t a = put_args(RK_ATOMIC, md_handle, local_offset, length, ack_req, target_id,
+                                 pt_index, match_bits, remote_offset, user_ptr, hdr_data,
+                                 operation, datatype);
     return xfer_call(&a, trig_ct_handle, threshold, true);
 }
 
