@@ -73,12 +73,12 @@ static void *ptl_progress_main(void *arg)
 #define PTL_SPIN_CAP_NS 1000000
 static _Atomic int64_t ptl_wait_avg_ns;
 
+static int64_t ptl_spin_base_ns = 50000; /* SLUICE_SPIN_US, read once at PtlInit */
+
 static int64_t ptl_spin_budget(void)
 {
-    long base_us = 50;
-    sl_param_int(SL_PARAM_SPIN_US, &base_us);
     int64_t b = 2 * atomic_load_explicit(&ptl_wait_avg_ns, memory_order_relaxed);
-    if (b < base_us * 1000) b = base_us * 1000;
+    if (b < ptl_spin_base_ns) b = ptl_spin_base_ns;
     return b > PTL_SPIN_CAP_NS ? PTL_SPIN_CAP_NS : b;
 }
 
@@ -90,7 +90,7 @@ static void ptl_wait_learn(int64_t ns)
 
 int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, bool *timed_out)
 {
-    uint64_t t0 = sl_now_ns();
+    uint64_t t0 = sl_now_ns(), active = t0; /* active: last time progress did work */
     int64_t spin = ptl_spin_budget();
     bool waited = false;
     int64_t limit = timeout_ms == PTL_TIME_FOREVER ? -1 : (int64_t)timeout_ms * 1000000;
@@ -103,7 +103,10 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
             rc = PTL_ABORTED;
             break;
         }
-        if (ptl_progress_locked() > 0) continue;
+        if (ptl_progress_locked() > 0) {
+            active = sl_now_ns(); /* traffic: keep polling rather than sleep */
+            continue;
+        }
         if (ready(arg)) break;
         int64_t left = 10000000; /* re-check abort and timeout at least every 10 ms */
         if (limit >= 0) {
@@ -115,8 +118,8 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
             if (rem < left) left = rem;
         }
         PTL_UNLOCK();
-        int64_t spun = (int64_t)(sl_now_ns() - t0);
-        sl_status_t st = wire_wait_spin(ptl_g.wire, left, spin > spun ? spin - spun : 0);
+        int64_t idle = (int64_t)(sl_now_ns() - active);
+        sl_status_t st = wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
         waited = true;
         PTL_LOCK();
         if (st == SL_ERR_PEER_DEAD) sl_log_error("ptl: a peer process died");
@@ -132,6 +135,8 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
 
 static int ptl_start(void)
 {
+    long spin_us = 50;
+    if (sl_param_int(SL_PARAM_SPIN_US, &spin_us) == SL_OK) ptl_spin_base_ns = spin_us * 1000;
     if (boot_init(&ptl_g.boot) != SL_OK) return PTL_FAIL;
     const boot_info_t *bi = boot_get_info(ptl_g.boot);
     ptl_g.rank = bi->rank;

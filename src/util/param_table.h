@@ -37,6 +37,10 @@
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex")                                                                          \
+    X(YIELD, "SLUICE_YIELD", INT, "-1", -1, 1,                                              \
+      "whether waiting ranks yield the CPU between spinning and sleeping: 1 yes, 0 no, -1 "\
+      "automatic (yes unless the process is bound to one CPU: a bound rank has its CPU to " \
+      "itself, and a yield only hands it to unrelated processes for a scheduler tick)")    \
     X(WIRE_CHECK, "SLUICE_WIRE_CHECK", INT, "0", 0, 1,                                      \
       "check on every packet that the slots a sender reserves are free (the mailbox can "   \
       "never overflow); aborts the job with a message if not. For tests: costs latency")    \

@@ -21,11 +21,11 @@ typedef struct self_msg {
 
 static sl_status_t wire_config(wire_t *w)
 {
-    long slots, cslots, pkt, spin, piggy, check;
+    long slots, cslots, pkt, spin, piggy, check, yield;
     if (sl_param_int(SL_PARAM_MAILBOX_SLOTS, &slots) ||
         sl_param_int(SL_PARAM_CREDIT_SLOTS, &cslots) || sl_param_int(SL_PARAM_PKT_SLOTS, &pkt) ||
         sl_param_int(SL_PARAM_SPIN_US, &spin) || sl_param_int(SL_PARAM_PIGGYBACK, &piggy) ||
-        sl_param_int(SL_PARAM_WIRE_CHECK, &check))
+        sl_param_int(SL_PARAM_WIRE_CHECK, &check) || sl_param_int(SL_PARAM_YIELD, &yield))
         return SL_ERR_CONFIG;
     uint32_t senders = (uint32_t)w->size - 1;
     if (slots == 0) slots = senders ? (long)senders * (256 + cslots) : 64;
@@ -44,6 +44,11 @@ static sl_status_t wire_config(wire_t *w)
     w->spin_ns = spin * 1000;
     w->piggyback = piggy != 0;
     w->check = check != 0;
+    if (yield < 0) { /* automatic: a process bound to one CPU does not yield */
+        cpu_set_t set;
+        yield = sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) > 1;
+    }
+    w->yield = yield != 0;
     return SL_OK;
 }
 
@@ -411,14 +416,16 @@ sl_status_t wire_wait_spin(wire_t *w, int64_t timeout_ns, int64_t spin_ns)
             return SL_OK;
         }
         /* Spinning checks for work after every pause (a pause can take
-         * ~40 ns): the clock is read only every 64 turns. */
-        if (el < spin_ns / 2 && (turn & 63) != 0) {
+         * ~40 ns): the clock is read only every 64 turns.  With yielding,
+         * the second half of the budget yields instead of spinning. */
+        int64_t spin_end = w->yield ? spin_ns / 2 : spin_ns;
+        if (el < spin_end && (turn & 63) != 0) {
             sl_cpu_relax();
             continue;
         }
         el = (int64_t)(sl_now_ns() - t0);
         if (timeout_ns >= 0 && el >= timeout_ns) return SL_ERR_TIMEOUT;
-        if (el < spin_ns / 2) {
+        if (el < spin_end) {
             sl_cpu_relax();
         } else if (el < spin_ns) {
             sched_yield();

@@ -131,6 +131,7 @@ struct wire {
     int64_t spin_ns;
     _Atomic bool piggyback;
     bool check;            /* SLUICE_WIRE_CHECK */
+    bool yield;            /* yield between spinning and sleeping (SLUICE_YIELD) */
 
     shm_hdr_t *hdr;      /* own segment */
     char *ring;
