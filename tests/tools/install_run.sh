@@ -1,0 +1,74 @@
+#!/bin/sh
+# cmake --install into a temporary prefix, check the layout, build and run
+# ptl_hello with the installed mpicc/mpirun/mpiexec, then move the whole
+# prefix (to a path with a space) and do it again: the install is relocatable.
+# Also a shared-library user (mpicc ... -lportals) runs without LD_LIBRARY_PATH.
+# usage: install_run.sh CMAKE BUILD_DIR SOURCE_DIR LIBDIR INCLUDEDIR BINDIR
+set -u
+cmake=$1 build=$2 srcdir=$3 libdir=$4 incdir=$5 bindir=$6
+here=$srcdir/tests/tools
+src=$here/ptl_hello.c
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-install.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+unset SLUICE_CC MPICH_CC LD_LIBRARY_PATH
+fail() { echo "FAIL: $*" >&2; exit 1; }
+has() { case $1 in *"$2"*) return 0 ;; esac; return 1; }
+
+prefix=$tmp/prefix
+"$cmake" --install "$build" --prefix "$prefix" > "$tmp/install.log" 2>&1 \
+    || { cat "$tmp/install.log"; fail "cmake --install: status $?"; }
+
+# Layout.
+for f in "$bindir/mpicc" "$bindir/mpirun" "$bindir/mpiexec" "$bindir/sluicerun" \
+         "$bindir/sluice_info" "$incdir/portals4.h" "$incdir/pmi.h" "$libdir/libsluice.a" \
+         "$libdir/libportals.so" "$libdir/libportals.so.4" "$libdir/libpmi.so" \
+         "$libdir/libpmi.so.1"; do
+    [ -e "$prefix/$f" ] || { cat "$tmp/install.log"; fail "not installed: $f"; }
+done
+if [ -e "$srcdir/include/mpi.h" ]; then
+    [ -e "$prefix/$incdir/mpi.h" ] || fail "include/mpi.h exists but is not installed"
+fi
+for f in "$bindir/mpicc" "$bindir/sluicerun" "$bindir/sluice_info"; do
+    [ -x "$prefix/$f" ] || fail "$f is not executable"
+done
+for alias in mpirun mpiexec; do
+    [ -L "$prefix/$bindir/$alias" ] || fail "$alias is not a symlink"
+    [ "$(readlink "$prefix/$bindir/$alias")" = sluicerun ] || fail "$alias does not point to sluicerun"
+done
+if grep -q "$build" "$prefix/$bindir/mpicc"; then fail "installed mpicc refers to the build tree"; fi
+if command -v readelf >/dev/null 2>&1; then
+    readelf -d "$prefix/$bindir/sluicerun" | grep -E 'R(UN)?PATH' | grep -qF "\$ORIGIN/../$libdir" \
+        || fail "sluicerun has no RPATH \$ORIGIN/../$libdir: $(readelf -d "$prefix/$bindir/sluicerun" | grep PATH)"
+fi
+"$prefix/$bindir/sluice_info" > /dev/null || fail "installed sluice_info"
+echo "layout: ok"
+
+run_in() { # run_in PREFIX
+    p=$1
+    out=$("$p/$bindir/mpicc" -show x.c) || fail "mpicc -show in $p"
+    has "$out" "-I$p/$incdir" || fail "mpicc -show does not use $p/$incdir: $out"
+    has "$out" "-L$p/$libdir" || fail "mpicc -show does not use $p/$libdir: $out"
+    sh "$here/mpicc_run.sh" "$p/$bindir/mpicc" "$p/$bindir/mpirun" "$p/$bindir/mpiexec" "$src" \
+        || fail "build and run with the tools in $p"
+    # A program linked with the shared libportals finds it through mpicc's rpath.
+    "$p/$bindir/mpicc" -o "$tmp/hello_so" "$src" -lportals || fail "mpicc ... -lportals"
+    if command -v readelf >/dev/null 2>&1; then
+        readelf -d "$tmp/hello_so" | grep NEEDED | grep -q 'libportals\.so\.4' \
+            || fail "hello_so does not use libportals.so.4"
+    fi
+    "$p/$bindir/mpiexec" -n 2 --timeout 30 "$tmp/hello_so" > "$tmp/so.out" \
+        || { cat "$tmp/so.out"; fail "hello_so under mpiexec"; }
+    [ "$(grep -c '^ptl_hello: rank' "$tmp/so.out")" -eq 2 ] || { cat "$tmp/so.out"; fail "hello_so output"; }
+    echo "shared libportals user in $p: ok"
+}
+run_in "$prefix"
+
+moved="$tmp/moved dir/sluice"
+mkdir -p "$tmp/moved dir"
+mv "$prefix" "$moved" || fail "moving the install"
+run_in "$moved"
+# Called through a symlink from elsewhere, mpicc still finds its own prefix.
+ln -s "$moved/$bindir/mpicc" "$tmp/mpicc-link"
+out=$("$tmp/mpicc-link" -show x.c)
+has "$out" "-I$moved/$incdir" || fail "mpicc through a symlink: $out"
+echo "ok"
