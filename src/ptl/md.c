@@ -30,7 +30,7 @@ static void region_walk(void *start, ptl_size_t length, unsigned int options, pt
                         ptl_size_t len, void (*fn)(char *piece, ptl_size_t n, void *arg), void *arg)
 {
     if (!(options & PTL_IOVEC)) {
-        if (len) fn((char *)start + offset, len, arg);
+        if (len) fn(ptl_at(start, offset), len, arg);
         return;
     }
     const ptl_iovec_t *iov = start;
@@ -78,7 +78,7 @@ void ptl_region_write(void *start, ptl_size_t length, unsigned int options, ptl_
 void *ptl_region_addr(void *start, ptl_size_t length, unsigned int options, ptl_size_t offset,
                       ptl_size_t len)
 {
-    if (!(options & PTL_IOVEC)) return (char *)start + offset;
+    if (!(options & PTL_IOVEC)) return ptl_at(start, offset);
     const ptl_iovec_t *iov = start;
     for (ptl_size_t i = 0; i < length; i++) {
         if (offset < iov[i].iov_len)

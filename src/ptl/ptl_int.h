@@ -277,6 +277,14 @@ void ptl_region_read(const void *start, ptl_size_t length, unsigned int options,
                      ptl_size_t offset, void *dst, ptl_size_t len);
 void ptl_region_write(void *start, ptl_size_t length, unsigned int options, ptl_size_t offset,
                       const void *src, ptl_size_t len);
+/* start + offset for a region that may start at NULL (an MD or entry over
+ * all of memory, where offsets are addresses): integer arithmetic, since
+ * pointer arithmetic on a null pointer is undefined. */
+static inline char *ptl_at(const void *start, ptl_size_t offset)
+{
+    return (char *)((uintptr_t)start + (uintptr_t)offset);
+}
+
 /* Address of byte `offset` when it lies in one contiguous piece of len bytes, else NULL. */
 void *ptl_region_addr(void *start, ptl_size_t length, unsigned int options, ptl_size_t offset,
                       ptl_size_t len);

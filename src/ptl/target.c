@@ -205,7 +205,7 @@ static bool tgt_wide(const ptl_entry_t *e)
 
 static bool tgt_move_wide(tgt_t *t)
 {
-    char *at = (char *)t->e->me.start + t->offset;
+    char *at = ptl_at(t->e->me.start, t->offset);
     const ptl_req_hdr_t *h = t->h;
     if (h->kind == RK_PUT) return ptl_safe_copy(at, t->data, t->mlength, true);
     if (h->kind == RK_GET) {
