@@ -71,4 +71,9 @@ run_in "$moved"
 ln -s "$moved/$bindir/mpicc" "$tmp/mpicc-link"
 out=$("$tmp/mpicc-link" -show x.c)
 has "$out" "-I$moved/$incdir" || fail "mpicc through a symlink: $out"
+# Found through PATH, and run with a relative path from inside the prefix.
+out=$(PATH="$moved/$bindir:$PATH" mpicc -show x.c)
+has "$out" "-I$moved/$incdir" || fail "mpicc from PATH: $out"
+out=$(cd "$moved" && "./$bindir/mpicc" -show x.c)
+has "$out" "-I$moved/$incdir" || fail "mpicc by a relative path: $out"
 echo "ok"
