@@ -1,0 +1,513 @@
+/* Sluice MPI: the subset of MPI 3.1 that Sluice implements (docs: issue 4,
+ * DESIGN.md §6).  Conventions follow MPICH's mpi.h so that ordinary MPI
+ * programs and the OSU micro-benchmarks compile unchanged: handles are plain
+ * ints compared with ==, MPI_Aint/MPI_Offset/MPI_Count are 64-bit, and
+ * MPI_Status has the public fields MPI_SOURCE, MPI_TAG and MPI_ERROR.
+ *
+ * Handle encoding (every handle is a 32-bit int):
+ *
+ *   bits 31..30  kind: 0 = the class's NULL handle, 1 = predefined (fixed at
+ *                compile time), 2 = created at run time (generation-checked:
+ *                a freed or stale handle is an error, never a crash)
+ *   bits 29..26  object class: 1 comm, 2 group, 3 datatype, 5 errhandler,
+ *                6 op, 7 info, 11 request, 12 message
+ *   bits 25..0   predefined: class-specific index; run time: generation and
+ *                table index (src/mpi/handle.h)
+ *
+ * Predefined datatypes carry their size: bits 15..8 are the type size in
+ * bytes (what MPI_Type_size returns) and bits 7..0 a unique index, so
+ *     size = ((unsigned)dt >> 8) & 0xff      for any predefined datatype.
+ * For the basic types this is sizeof of the C type; for the pair types of
+ * MINLOC/MAXLOC (MPI_DOUBLE_INT ...) it is the sum of the two members (their
+ * extent, which includes padding, comes from the library).  The values below
+ * assume an LP64 ABI (x86_64, aarch64); the library checks them against
+ * sizeof when it is compiled.
+ *
+ * Error classes are MPI 3.1's, MPI_SUCCESS = 0, all distinct; error codes
+ * returned by Sluice are error classes.  MPI_VERSION 3, MPI_SUBVERSION 1. */
+#ifndef SLUICE_MPI_H
+#define SLUICE_MPI_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define SLUICE_MPI 1
+
+/* ---- scalar and handle types --------------------------------------------- */
+
+typedef long MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Errhandler;
+typedef int MPI_Op;
+typedef int MPI_Info;
+typedef int MPI_Request;
+typedef int MPI_Message;
+
+/* count_lo and count_hi_and_cancelled are private: the number of bytes
+ * received (63 bits: low 32 in count_lo, high 31 in bits 31..1 of
+ * count_hi_and_cancelled) and the cancelled flag (bit 0). */
+typedef struct MPI_Status {
+    int count_lo;
+    int count_hi_and_cancelled;
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+} MPI_Status;
+
+/* ---- null handles -------------------------------------------------------- */
+
+#define MPI_COMM_NULL       ((MPI_Comm)0x04000000)
+#define MPI_GROUP_NULL      ((MPI_Group)0x08000000)
+#define MPI_DATATYPE_NULL   ((MPI_Datatype)0x0c000000)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
+#define MPI_OP_NULL         ((MPI_Op)0x18000000)
+#define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
+#define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x30000000)
+
+/* ---- predefined handles -------------------------------------------------- */
+
+#define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF  ((MPI_Comm)0x44000001)
+
+#define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
+
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+
+#define MPI_INFO_ENV ((MPI_Info)0x5c000001)
+
+/* The message handle Mprobe/Improbe return for a receive from MPI_PROC_NULL. */
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x70000000)
+
+#define MPI_MAX     ((MPI_Op)0x58000001)
+#define MPI_MIN     ((MPI_Op)0x58000002)
+#define MPI_SUM     ((MPI_Op)0x58000003)
+#define MPI_PROD    ((MPI_Op)0x58000004)
+#define MPI_LAND    ((MPI_Op)0x58000005)
+#define MPI_BAND    ((MPI_Op)0x58000006)
+#define MPI_LOR     ((MPI_Op)0x58000007)
+#define MPI_BOR     ((MPI_Op)0x58000008)
+#define MPI_LXOR    ((MPI_Op)0x58000009)
+#define MPI_BXOR    ((MPI_Op)0x5800000a)
+#define MPI_MINLOC  ((MPI_Op)0x5800000b)
+#define MPI_MAXLOC  ((MPI_Op)0x5800000c)
+#define MPI_REPLACE ((MPI_Op)0x5800000d)
+#define MPI_NO_OP   ((MPI_Op)0x5800000e)
+
+/* Predefined datatypes: 0x4c000000 | size << 8 | index. */
+#define MPI_CHAR               ((MPI_Datatype)0x4c000101)
+#define MPI_SIGNED_CHAR        ((MPI_Datatype)0x4c000102)
+#define MPI_UNSIGNED_CHAR      ((MPI_Datatype)0x4c000103)
+#define MPI_BYTE               ((MPI_Datatype)0x4c000104)
+#define MPI_WCHAR              ((MPI_Datatype)0x4c000405)
+#define MPI_SHORT              ((MPI_Datatype)0x4c000206)
+#define MPI_UNSIGNED_SHORT     ((MPI_Datatype)0x4c000207)
+#define MPI_INT                ((MPI_Datatype)0x4c000408)
+#define MPI_UNSIGNED           ((MPI_Datatype)0x4c000409)
+#define MPI_LONG               ((MPI_Datatype)0x4c00080a)
+#define MPI_UNSIGNED_LONG      ((MPI_Datatype)0x4c00080b)
+#define MPI_FLOAT              ((MPI_Datatype)0x4c00040c)
+#define MPI_DOUBLE             ((MPI_Datatype)0x4c00080d)
+#define MPI_LONG_DOUBLE        ((MPI_Datatype)0x4c00100e)
+#define MPI_LONG_LONG_INT      ((MPI_Datatype)0x4c00080f)
+#define MPI_LONG_LONG          MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c000810)
+#define MPI_PACKED             ((MPI_Datatype)0x4c000111)
+
+#define MPI_INT8_T   ((MPI_Datatype)0x4c000112)
+#define MPI_INT16_T  ((MPI_Datatype)0x4c000213)
+#define MPI_INT32_T  ((MPI_Datatype)0x4c000414)
+#define MPI_INT64_T  ((MPI_Datatype)0x4c000815)
+#define MPI_UINT8_T  ((MPI_Datatype)0x4c000116)
+#define MPI_UINT16_T ((MPI_Datatype)0x4c000217)
+#define MPI_UINT32_T ((MPI_Datatype)0x4c000418)
+#define MPI_UINT64_T ((MPI_Datatype)0x4c000819)
+
+#define MPI_C_BOOL                ((MPI_Datatype)0x4c00011a)
+#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)0x4c00081b)
+#define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c00101c)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00201d)
+
+#define MPI_AINT   ((MPI_Datatype)0x4c00081e)
+#define MPI_OFFSET ((MPI_Datatype)0x4c00081f)
+#define MPI_COUNT  ((MPI_Datatype)0x4c000820)
+
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x4c000121)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000822)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001023)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002024)
+
+/* Fortran types (gfortran sizes), usable from C for interoperability. */
+#define MPI_CHARACTER        ((MPI_Datatype)0x4c000125)
+#define MPI_LOGICAL          ((MPI_Datatype)0x4c000426)
+#define MPI_INTEGER          ((MPI_Datatype)0x4c000427)
+#define MPI_REAL             ((MPI_Datatype)0x4c000428)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c000829)
+#define MPI_COMPLEX          ((MPI_Datatype)0x4c00082a)
+#define MPI_DOUBLE_COMPLEX   ((MPI_Datatype)0x4c00102b)
+#define MPI_INTEGER1         ((MPI_Datatype)0x4c00012c)
+#define MPI_INTEGER2         ((MPI_Datatype)0x4c00022d)
+#define MPI_INTEGER4         ((MPI_Datatype)0x4c00042e)
+#define MPI_INTEGER8         ((MPI_Datatype)0x4c00082f)
+#define MPI_REAL4            ((MPI_Datatype)0x4c000430)
+#define MPI_REAL8            ((MPI_Datatype)0x4c000831)
+
+/* Pair types for MINLOC/MAXLOC: size = sum of the members. */
+#define MPI_FLOAT_INT         ((MPI_Datatype)0x4c000840)
+#define MPI_DOUBLE_INT        ((MPI_Datatype)0x4c000c41)
+#define MPI_LONG_INT          ((MPI_Datatype)0x4c000c42)
+#define MPI_SHORT_INT         ((MPI_Datatype)0x4c000643)
+#define MPI_2INT              ((MPI_Datatype)0x4c000844)
+#define MPI_LONG_DOUBLE_INT   ((MPI_Datatype)0x4c001445)
+#define MPI_2INTEGER          ((MPI_Datatype)0x4c000846)
+#define MPI_2REAL             ((MPI_Datatype)0x4c000847)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001048)
+
+/* ---- constants ----------------------------------------------------------- */
+
+#define MPI_PROC_NULL  (-1)
+#define MPI_ANY_SOURCE (-2)
+#define MPI_ROOT       (-3)
+#define MPI_ANY_TAG    (-1)
+#define MPI_UNDEFINED  (-32766)
+
+#define MPI_BOTTOM          ((void *)0)
+#define MPI_IN_PLACE        ((void *)-1)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+
+#define MPI_MAX_PROCESSOR_NAME         128
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_BSEND_OVERHEAD             96
+
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+/* MPI_Comm_compare results. */
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+/* Predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD). */
+#define MPI_KEYVAL_INVALID    0x24000000
+#define MPI_TAG_UB            0x64400001
+#define MPI_HOST              0x64400003
+#define MPI_IO                0x64400005
+#define MPI_WTIME_IS_GLOBAL   0x64400007
+
+/* Datatype constructors (MPI_Type_get_envelope's values). */
+enum {
+    MPI_COMBINER_NAMED = 1,
+    MPI_COMBINER_DUP = 2,
+    MPI_COMBINER_CONTIGUOUS = 3,
+    MPI_COMBINER_VECTOR = 4,
+    MPI_COMBINER_HVECTOR_INTEGER = 5,
+    MPI_COMBINER_HVECTOR = 6,
+    MPI_COMBINER_INDEXED = 7,
+    MPI_COMBINER_HINDEXED_INTEGER = 8,
+    MPI_COMBINER_HINDEXED = 9,
+    MPI_COMBINER_INDEXED_BLOCK = 10,
+    MPI_COMBINER_STRUCT_INTEGER = 11,
+    MPI_COMBINER_STRUCT = 12,
+    MPI_COMBINER_SUBARRAY = 13,
+    MPI_COMBINER_DARRAY = 14,
+    MPI_COMBINER_F90_REAL = 15,
+    MPI_COMBINER_F90_COMPLEX = 16,
+    MPI_COMBINER_F90_INTEGER = 17,
+    MPI_COMBINER_RESIZED = 18,
+    MPI_COMBINER_HINDEXED_BLOCK = 19
+};
+
+/* ---- error classes (MPI 3.1 §8.4, all of them) --------------------------- */
+
+#define MPI_SUCCESS                   0
+#define MPI_ERR_BUFFER                1
+#define MPI_ERR_COUNT                 2
+#define MPI_ERR_TYPE                  3
+#define MPI_ERR_TAG                   4
+#define MPI_ERR_COMM                  5
+#define MPI_ERR_RANK                  6
+#define MPI_ERR_ROOT                  7
+#define MPI_ERR_GROUP                 8
+#define MPI_ERR_OP                    9
+#define MPI_ERR_TOPOLOGY              10
+#define MPI_ERR_DIMS                  11
+#define MPI_ERR_ARG                   12
+#define MPI_ERR_UNKNOWN               13
+#define MPI_ERR_TRUNCATE              14
+#define MPI_ERR_OTHER                 15
+#define MPI_ERR_INTERN                16
+#define MPI_ERR_IN_STATUS             17
+#define MPI_ERR_PENDING               18
+#define MPI_ERR_REQUEST               19
+#define MPI_ERR_ACCESS                20
+#define MPI_ERR_AMODE                 21
+#define MPI_ERR_BAD_FILE              22
+#define MPI_ERR_CONVERSION            23
+#define MPI_ERR_DUP_DATAREP           24
+#define MPI_ERR_FILE_EXISTS           25
+#define MPI_ERR_FILE_IN_USE           26
+#define MPI_ERR_FILE                  27
+#define MPI_ERR_INFO                  28
+#define MPI_ERR_INFO_KEY              29
+#define MPI_ERR_INFO_VALUE            30
+#define MPI_ERR_INFO_NOKEY            31
+#define MPI_ERR_IO                    32
+#define MPI_ERR_NAME                  33
+#define MPI_ERR_NO_MEM                34
+#define MPI_ERR_NOT_SAME              35
+#define MPI_ERR_NO_SPACE              36
+#define MPI_ERR_NO_SUCH_FILE          37
+#define MPI_ERR_PORT                  38
+#define MPI_ERR_QUOTA                 39
+#define MPI_ERR_READ_ONLY             40
+#define MPI_ERR_SERVICE               41
+#define MPI_ERR_SPAWN                 42
+#define MPI_ERR_UNSUPPORTED_DATAREP   43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN                   45
+#define MPI_ERR_BASE                  46
+#define MPI_ERR_LOCKTYPE              47
+#define MPI_ERR_KEYVAL                48
+#define MPI_ERR_RMA_CONFLICT          49
+#define MPI_ERR_RMA_SYNC              50
+#define MPI_ERR_SIZE                  51
+#define MPI_ERR_DISP                  52
+#define MPI_ERR_ASSERT                53
+#define MPI_ERR_RMA_RANGE             55
+#define MPI_ERR_RMA_ATTACH            56
+#define MPI_ERR_RMA_SHARED            57
+#define MPI_ERR_RMA_FLAVOR            58
+#define MPI_T_ERR_MEMORY              59
+#define MPI_T_ERR_NOT_INITIALIZED     60
+#define MPI_T_ERR_CANNOT_INIT         61
+#define MPI_T_ERR_INVALID_INDEX       62
+#define MPI_T_ERR_INVALID_ITEM        63
+#define MPI_T_ERR_INVALID_HANDLE      64
+#define MPI_T_ERR_OUT_OF_HANDLES      65
+#define MPI_T_ERR_OUT_OF_SESSIONS     66
+#define MPI_T_ERR_INVALID_SESSION     67
+#define MPI_T_ERR_CVAR_SET_NOT_NOW    68
+#define MPI_T_ERR_CVAR_SET_NEVER      69
+#define MPI_T_ERR_PVAR_NO_STARTSTOP   70
+#define MPI_T_ERR_PVAR_NO_WRITE       71
+#define MPI_T_ERR_PVAR_NO_ATOMIC      72
+#define MPI_T_ERR_INVALID_NAME        73
+#define MPI_T_ERR_INVALID             74
+#define MPI_ERR_LASTCODE              0x3fffffff
+
+/* ---- callback types ------------------------------------------------------ */
+
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm *, int *, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+/* ---- environment --------------------------------------------------------- */
+
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+
+/* ---- errors -------------------------------------------------------------- */
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                               MPI_Errhandler *errhandler);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+
+/* ---- communicators and groups -------------------------------------------- */
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Group_size(MPI_Group group, int *size);
+int MPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                              int ranks2[]);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int MPI_Group_free(MPI_Group *group);
+
+/* ---- datatypes ----------------------------------------------------------- */
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                               MPI_Count *true_extent);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+
+/* Deprecated in MPI 2.0 (removed in 3.0), kept because old programs use them. */
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Address(void *location, MPI_Aint *address);
+
+/* ---- point-to-point ------------------------------------------------------ */
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request array_of_requests[]);
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
+                MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
+
+/* ---- reduction operations and collectives -------------------------------- */
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLUICE_MPI_H */

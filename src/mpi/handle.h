@@ -1,0 +1,85 @@
+/* Handle tables for MPI objects created at run time (derived datatypes now;
+ * communicators, groups, requests, ops and errhandlers later).
+ *
+ * A run-time handle is [kind=2:2][class:4][generation:8][index:18] (the
+ * layout of include/mpi.h's header comment): kind 2 sets bit 31, so run-time
+ * handles are negative ints and never equal a NULL (kind 0) or predefined
+ * (kind 1) handle.  Every slot has a generation that is bumped when its
+ * object is freed, so a stale handle is refused (NULL from mh_get) without
+ * touching the object.  Freed slots are reused first-in first-out, so a
+ * stale handle can only alias a live object after 256 reuses of its own
+ * slot, each of which needs every other free slot to be reused first.
+ *
+ * Slots live in pages that are never moved or freed while the table is in
+ * use, so mh_get takes no lock and may run concurrently with mh_new and
+ * mh_free on other handles; mh_new and mh_free serialise on the table's
+ * mutex. */
+#ifndef SL_MPI_HANDLE_H
+#define SL_MPI_HANDLE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MH_KIND_NULL 0u
+#define MH_KIND_BUILTIN 1u
+#define MH_KIND_DYNAMIC 2u
+
+#define MH_CLASS_COMM 1u
+#define MH_CLASS_GROUP 2u
+#define MH_CLASS_DATATYPE 3u
+#define MH_CLASS_ERRHANDLER 5u
+#define MH_CLASS_OP 6u
+#define MH_CLASS_INFO 7u
+#define MH_CLASS_REQUEST 11u
+#define MH_CLASS_MESSAGE 12u
+
+#define MH_KIND(h) (((uint32_t)(h) >> 30) & 3u)
+#define MH_CLASS(h) (((uint32_t)(h) >> 26) & 0xfu)
+
+#define MH_GEN_BITS 8
+#define MH_INDEX_BITS 18
+#define MH_PAGE_BITS 8
+#define MH_PAGE_SLOTS (1u << MH_PAGE_BITS)
+#define MH_MAX_PAGES (1u << (MH_INDEX_BITS - MH_PAGE_BITS))
+
+typedef struct mh_slot {
+    void *obj;          /* NULL when free */
+    uint32_t gen;       /* low MH_GEN_BITS bits are in the handle */
+    uint32_t next_free; /* FIFO of free slots, UINT32_MAX ends it */
+} mh_slot_t;
+
+typedef struct mh_table {
+    pthread_mutex_t lock;
+    uint32_t cls;
+    uint32_t npages;
+    uint32_t free_head, free_tail;
+    uint32_t used;
+    mh_slot_t *pages[MH_MAX_PAGES];
+} mh_table_t;
+
+/* Static initialiser for a table of handles of one class (MH_CLASS_*). */
+#define MH_TABLE_INIT(c)                                                                    \
+    {                                                                                       \
+        .lock = PTHREAD_MUTEX_INITIALIZER, .cls = (c), .npages = 0,                         \
+        .free_head = UINT32_MAX, .free_tail = UINT32_MAX, .used = 0                         \
+    }
+
+/* Registers obj (not NULL) and returns its handle, or 0 when the table is
+ * full (2^18 live objects) or out of memory.  Any thread; takes the lock. */
+int mh_new(mh_table_t *t, void *obj);
+/* The object of a live handle of this table's class, or NULL for anything
+ * else (other classes, NULL and predefined handles, freed or stale
+ * handles).  Lock-free; the caller must not race mh_free on the same handle
+ * (that is an erroneous MPI program). */
+void *mh_get(mh_table_t *t, int h);
+/* Unregisters a live handle (the object's memory stays the caller's);
+ * returns false if h is not live.  Any thread; takes the lock. */
+bool mh_free(mh_table_t *t, int h);
+/* Number of live handles (for leak reports at finalize). */
+uint32_t mh_used(mh_table_t *t);
+/* Releases the pages; every handle must have been freed.  Single-threaded
+ * (finalize). */
+void mh_table_fini(mh_table_t *t);
+
+#endif
