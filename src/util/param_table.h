@@ -34,6 +34,12 @@
       "bytes of each rank's shared heap (wire_heap_alloc, later MPI_Alloc_mem): memory "    \
       "every peer has mapped, so gets and puts on it are one memcpy. Shrunk to fit "       \
       "/dev/shm; 0 disables it")                                                           \
+    X(EAGER_LIMIT, "SLUICE_EAGER_LIMIT", INT, "65536", 0, 16777216,                         \
+      "point-to-point messages up to this many bytes use the EAGER protocol (one put; an "  \
+      "unexpected one waits in a bounce buffer)")                                          \
+    X(BOUNCE_SIZE, "SLUICE_BOUNCE_SIZE", INT, "1048576", 4096, 1073741824,                  \
+      "bytes of each of the 8 bounce buffers that hold unexpected eager messages; must "    \
+      "hold at least two eager messages")                                                  \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex")                                                                          \

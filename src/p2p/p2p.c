@@ -1,0 +1,363 @@
+/* EAGER point-to-point over Portals 4 (paper 000 §3.3, DESIGN.md §4).
+ *
+ * Match bits: [63..60 protocol kind][59..48 reserved][47..32 context][31..0
+ * tag]; the source is the Portals initiator (logical NI: rank = job rank).
+ * A receive is a use-once ME on the priority list over the user buffer:
+ * Portals itself does MPI matching (in order, oldest unexpected header
+ * first, ANY_SOURCE as PTL_RANK_ANY, ANY_TAG as ignore bits on the tag) and
+ * truncation (an ME never takes more than its length; rlength says what
+ * was sent).  An unexpected message lands in one of the bounce buffers on
+ * the overflow list (locally managed, retired when less than one eager
+ * message fits, re-posted on AUTO_FREE) and the later receive copies it out
+ * on PTL_EVENT_PUT_OVERFLOW.  One EQ takes every event; user_ptr is the
+ * request.  Sends ask for counting acks: a message the peer had to drop (no
+ * bounce space) shows as a failure on the ack counter and is reported, never
+ * lost silently. */
+#include "p2p/p2p.h"
+#include "boot/boot.h"
+#include "portals4.h"
+#include "util/log.h"
+#include "util/param.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MB_TAG_MASK 0xffffffffull
+#define MB_CTX_SHIFT 32
+#define MB_KIND_SHIFT 60
+#define MB_KIND_EAGER 1ull
+#define P2P_PT 8
+#define P2P_BOUNCES 8
+#define P2P_EQ_SIZE 16384
+
+enum { RQ_SEND = 1, RQ_RECV, RQ_PROBE };
+
+struct p2p_req {
+    int kind;
+    bool done;
+    p2p_status_t st;
+    ptl_handle_me_t me;
+    void *buf;
+    size_t len;
+};
+
+typedef struct bounce {
+    char *mem;
+    ptl_handle_me_t me;
+} bounce_t;
+
+static struct {
+    bool up;
+    boot_t *boot;
+    int rank, size;
+    size_t eager_limit, bounce_size;
+    ptl_handle_ni_t ni;
+    ptl_handle_eq_t eq;
+    ptl_handle_ct_t acks;
+    ptl_handle_md_t md;
+    bounce_t bounce[P2P_BOUNCES];
+} P;
+
+static ptl_match_bits_t mbits(unsigned ctx, int tag)
+{
+    return MB_KIND_EAGER << MB_KIND_SHIFT | (ptl_match_bits_t)(ctx & P2P_CTX_MAX) << MB_CTX_SHIFT |
+           ((ptl_match_bits_t)(uint32_t)tag & MB_TAG_MASK);
+}
+
+static sl_status_t ptl_status(int rc)
+{
+    return rc == PTL_OK ? SL_OK : rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_PROTO;
+}
+
+/* ---- bounce buffers for unexpected messages -------------------------------------------- */
+
+static sl_status_t bounce_post(bounce_t *b)
+{
+    ptl_me_t me = {.start = b->mem, .length = P.bounce_size, .ct_handle = PTL_CT_NONE,
+                   .uid = PTL_UID_ANY,
+                   .options = PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL | PTL_ME_EVENT_LINK_DISABLE |
+                              PTL_ME_EVENT_COMM_DISABLE,
+                   .match_id = {.rank = PTL_RANK_ANY}, .match_bits = 0,
+                   .ignore_bits = ~(ptl_match_bits_t)0, .min_free = P.eager_limit};
+    return ptl_status(PtlMEAppend(P.ni, P2P_PT, &me, PTL_OVERFLOW_LIST, b, &b->me));
+}
+
+/* ---- set-up ------------------------------------------------------------------------------- */
+
+static sl_status_t p2p_map(void)
+{
+    ptl_process_t me, *map = calloc((size_t)P.size, sizeof *map);
+    char key[32], val[48];
+    sl_status_t st = map ? SL_OK : SL_ERR_NOMEM;
+    if (st == SL_OK) st = ptl_status(PtlGetPhysId(P.ni, &me));
+    if (st == SL_OK) {
+        snprintf(key, sizeof key, "p2p-id-%d", P.rank);
+        snprintf(val, sizeof val, "%u.%u", me.phys.nid, me.phys.pid);
+        st = boot_put(P.boot, key, val);
+    }
+    if (st == SL_OK) st = boot_fence(P.boot);
+    for (int r = 0; st == SL_OK && r < P.size; r++) {
+        snprintf(key, sizeof key, "p2p-id-%d", r);
+        st = boot_get(P.boot, key, val, sizeof val);
+        if (st == SL_OK && sscanf(val, "%u.%u", &map[r].phys.nid, &map[r].phys.pid) != 2)
+            st = SL_ERR_PROTO;
+    }
+    if (st == SL_OK) st = ptl_status(PtlSetMap(P.ni, (ptl_size_t)P.size, map));
+    free(map);
+    return st;
+}
+
+static sl_status_t p2p_objects(void)
+{
+    ptl_pt_index_t pt;
+    if (PtlEQAlloc(P.ni, P2P_EQ_SIZE, &P.eq) != PTL_OK || PtlCTAlloc(P.ni, &P.acks) != PTL_OK ||
+        PtlPTAlloc(P.ni, 0, P.eq, P2P_PT, &pt) != PTL_OK)
+        return SL_ERR_PROTO;
+    /* one MD over all memory: a send's local offset is its buffer address */
+    ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = PTL_MD_EVENT_CT_ACK,
+                   .eq_handle = P.eq, .ct_handle = P.acks};
+    if (PtlMDBind(P.ni, &md, &P.md) != PTL_OK) return SL_ERR_PROTO;
+    for (int i = 0; i < P2P_BOUNCES; i++) {
+        P.bounce[i].mem = malloc(P.bounce_size);
+        if (!P.bounce[i].mem) return SL_ERR_NOMEM;
+        sl_status_t st = bounce_post(&P.bounce[i]);
+        if (st != SL_OK) return st;
+    }
+    return SL_OK;
+}
+
+sl_status_t p2p_init(int *rank, int *size)
+{
+    long eager, bounce;
+    if (P.up) return SL_ERR_BUSY;
+    if (sl_param_int(SL_PARAM_EAGER_LIMIT, &eager) || sl_param_int(SL_PARAM_BOUNCE_SIZE, &bounce))
+        return SL_ERR_CONFIG;
+    if (bounce < 2 * eager) {
+        sl_log_error("p2p: SLUICE_BOUNCE_SIZE=%ld must hold at least two eager messages "
+                     "(SLUICE_EAGER_LIMIT=%ld)", bounce, eager);
+        return SL_ERR_CONFIG;
+    }
+    P.eager_limit = (size_t)eager;
+    P.bounce_size = (size_t)bounce;
+    if (PtlInit() != PTL_OK) return SL_ERR_SYS;
+    sl_status_t st = boot_init(&P.boot);
+    if (st != SL_OK) goto err_ptl;
+    P.rank = boot_get_info(P.boot)->rank;
+    P.size = boot_get_info(P.boot)->size;
+    st = ptl_status(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY,
+                              NULL, NULL, &P.ni));
+    if (st == SL_OK) st = p2p_map();
+    if (st == SL_OK) st = p2p_objects();
+    /* every rank's receive structures exist before anyone sends */
+    if (st == SL_OK) st = boot_fence(P.boot);
+    if (st != SL_OK) goto err_boot;
+    P.up = true;
+    *rank = P.rank;
+    *size = P.size;
+    return SL_OK;
+err_boot:
+    boot_fini(P.boot);
+err_ptl:
+    PtlFini();
+    return st;
+}
+
+sl_status_t p2p_fini(void)
+{
+    if (!P.up) return SL_ERR_INVALID;
+    boot_fence(P.boot); /* nobody still sends to us */
+    PtlNIFini(P.ni);    /* releases MEs, MD, EQ, CT with the NI */
+    for (int i = 0; i < P2P_BOUNCES; i++) free(P.bounce[i].mem);
+    boot_fini(P.boot);
+    PtlFini();
+    memset(&P, 0, sizeof P);
+    return SL_OK;
+}
+
+/* ---- events -------------------------------------------------------------------------------- */
+
+static void recv_done(p2p_req_t *r, const ptl_event_t *ev, bool from_bounce)
+{
+    size_t n = ev->mlength < r->len ? (size_t)ev->mlength : r->len;
+    if (from_bounce && n) memcpy(r->buf, ev->start, n);
+    r->st.source = (int)ev->initiator.rank;
+    r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
+    r->st.bytes = n;
+    r->st.sent = (size_t)ev->rlength;
+    r->st.error = ev->rlength > r->len ? SL_ERR_TRUNCATE : SL_OK;
+    r->done = true;
+}
+
+static void probe_done(p2p_req_t *r, const ptl_event_t *ev)
+{
+    r->st.error = ev->ni_fail_type == PTL_NI_OK ? SL_OK : SL_ERR_NOTFOUND;
+    if (r->st.error == SL_OK) {
+        r->st.source = (int)ev->initiator.rank;
+        r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
+        r->st.sent = (size_t)ev->rlength;
+    }
+    r->done = true;
+}
+
+static void p2p_dispatch(const ptl_event_t *ev)
+{
+    switch (ev->type) {
+    case PTL_EVENT_SEND: ((p2p_req_t *)ev->user_ptr)->done = true; break;
+    case PTL_EVENT_PUT: recv_done(ev->user_ptr, ev, false); break;
+    case PTL_EVENT_PUT_OVERFLOW: recv_done(ev->user_ptr, ev, true); break;
+    case PTL_EVENT_SEARCH: probe_done(ev->user_ptr, ev); break;
+    case PTL_EVENT_AUTO_FREE: /* a retired bounce buffer is no longer referenced */
+        if (bounce_post(ev->user_ptr) != SL_OK) sl_log_error("p2p: cannot re-post a bounce buffer");
+        break;
+    default: break; /* AUTO_UNLINK of a bounce buffer: AUTO_FREE follows */
+    }
+}
+
+static void p2p_check_drops(void)
+{
+    ptl_ct_event_t acks;
+    if (PtlCTGet(P.acks, &acks) == PTL_OK && acks.failure) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "p2p: %llu message(s) from rank %d were dropped by their receiver (out of "
+                 "unexpected-message buffers: SLUICE_BOUNCE_SIZE)",
+                 (unsigned long long)acks.failure, P.rank);
+        boot_abort(P.boot, 75, msg);
+    }
+}
+
+int p2p_progress(void)
+{
+    int n = 0;
+    ptl_event_t ev;
+    int rc;
+    while ((rc = PtlEQGet(P.eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
+        if (rc == PTL_EQ_DROPPED) sl_log_error("p2p: event queue overflowed: events lost");
+        p2p_dispatch(&ev);
+        n++;
+    }
+    p2p_check_drops();
+    return n;
+}
+
+/* ---- requests -------------------------------------------------------------------------------- */
+
+static p2p_req_t *req_new(int kind, void *buf, size_t len)
+{
+    p2p_req_t *r = calloc(1, sizeof *r);
+    if (r) {
+        r->kind = kind;
+        r->buf = buf;
+        r->len = len;
+        r->me = PTL_INVALID_HANDLE;
+    }
+    return r;
+}
+
+sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                      p2p_req_t **out)
+{
+    if (!P.up || !out || (len && !buf) || dst < 0 || dst >= P.size || tag < 0 || ctx > P2P_CTX_MAX)
+        return SL_ERR_INVALID;
+    if (len > P.eager_limit) return SL_ERR_UNSUPPORTED; /* rendezvous: not built yet */
+    p2p_req_t *r = req_new(RQ_SEND, (void *)buf, len);
+    if (!r) return SL_ERR_NOMEM;
+    ptl_process_t to = {.rank = (ptl_rank_t)dst};
+    int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)buf, len, PTL_CT_ACK_REQ, to, P2P_PT,
+                    mbits(ctx, tag), 0, r, 0);
+    if (rc != PTL_OK) {
+        free(r);
+        return ptl_status(rc);
+    }
+    *out = r;
+    return SL_OK;
+}
+
+static ptl_me_t recv_me(void *buf, size_t len, int src, int tag, unsigned ctx, unsigned opts)
+{
+    ptl_me_t me = {.start = buf, .length = len, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                   .options = opts,
+                   .match_id = {.rank = src == P2P_ANY_SOURCE ? PTL_RANK_ANY : (ptl_rank_t)src},
+                   .match_bits = mbits(ctx, tag == P2P_ANY_TAG ? 0 : tag),
+                   .ignore_bits = tag == P2P_ANY_TAG ? MB_TAG_MASK : 0};
+    return me;
+}
+
+static bool recv_args_ok(int src, int tag, unsigned ctx)
+{
+    return P.up && (src == P2P_ANY_SOURCE || (src >= 0 && src < P.size)) &&
+           (tag == P2P_ANY_TAG || tag >= 0) && ctx <= P2P_CTX_MAX;
+}
+
+sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p_req_t **out)
+{
+    if (!out || (len && !buf) || !recv_args_ok(src, tag, ctx)) return SL_ERR_INVALID;
+    p2p_req_t *r = req_new(RQ_RECV, buf, len);
+    if (!r) return SL_ERR_NOMEM;
+    ptl_me_t me = recv_me(buf, len, src, tag, ctx,
+                          PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE |
+                              PTL_ME_EVENT_UNLINK_DISABLE);
+    int rc = PtlMEAppend(P.ni, P2P_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
+    if (rc != PTL_OK) {
+        free(r);
+        return ptl_status(rc);
+    }
+    *out = r;
+    return SL_OK;
+}
+
+bool p2p_test(p2p_req_t *r, p2p_status_t *st)
+{
+    if (!r->done) p2p_progress();
+    if (!r->done) return false;
+    if (st) *st = r->st;
+    free(r);
+    return true;
+}
+
+sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
+{
+    while (!r->done) {
+        if (p2p_progress() > 0) continue;
+        ptl_event_t ev;
+        unsigned int which;
+        /* sleeps in the engine until an event comes (no busy loop); the
+         * timeout only bounds the time between drop checks */
+        int rc = PtlEQPoll(&P.eq, 1, 1000, &ev, &which);
+        if (rc == PTL_OK || rc == PTL_EQ_DROPPED) p2p_dispatch(&ev);
+        else if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
+        p2p_check_drops();
+    }
+    if (st) *st = r->st;
+    free(r);
+    return SL_OK;
+}
+
+bool p2p_cancel(p2p_req_t *r)
+{
+    if (r->kind != RQ_RECV || r->done || PtlMEUnlink(r->me) != PTL_OK) return false;
+    r->st.cancelled = true;
+    r->done = true;
+    return true;
+}
+
+bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st)
+{
+    if (!recv_args_ok(src, tag, ctx)) return false;
+    p2p_req_t probe = {.kind = RQ_PROBE};
+    ptl_me_t me = recv_me(NULL, 0, src, tag, ctx, PTL_ME_OP_PUT | PTL_ME_USE_ONCE);
+    if (PtlMESearch(P.ni, P2P_PT, &me, PTL_SEARCH_ONLY, &probe) != PTL_OK) return false;
+    /* the engine posts the SEARCH event inside the call; other events that
+     * precede it are handled on the way */
+    while (!probe.done) {
+        ptl_event_t ev;
+        unsigned int which;
+        int rc = PtlEQPoll(&P.eq, 1, PTL_TIME_FOREVER, &ev, &which);
+        if (rc != PTL_OK && rc != PTL_EQ_DROPPED) return false;
+        p2p_dispatch(&ev);
+    }
+    if (probe.st.error != SL_OK) return false;
+    if (st) *st = probe.st;
+    return true;
+}

@@ -1,0 +1,66 @@
+/* Point-to-point messaging with MPI semantics over Portals 4 (paper 000
+ * §1.1, §3.3): matching on (context, source, tag) with wildcards, non-
+ * overtaking, size not part of matching, truncation reported and never a
+ * write past the receive buffer.  The MPI layer calls this; it never sees
+ * Portals.
+ *
+ * Protocols (DESIGN.md §4): this first version has EAGER only, for messages
+ * up to SLUICE_EAGER_LIMIT bytes; larger sends return SL_ERR_UNSUPPORTED
+ * until the rendezvous protocols exist.
+ *
+ * Threads: calls are serialised by the caller (MPI_THREAD_SERIALIZED); the
+ * Portals engine underneath makes progress on its own. */
+#ifndef SL_P2P_H
+#define SL_P2P_H
+
+#include "util/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define P2P_ANY_SOURCE (-2)
+#define P2P_ANY_TAG (-1)
+#define P2P_TAG_MAX 0x7fffffff
+#define P2P_CTX_MAX 0xffff
+
+typedef struct p2p_status {
+    int source, tag;
+    size_t bytes;          /* received (after truncation) */
+    size_t sent;           /* the message's full size */
+    sl_status_t error;     /* SL_OK, or SL_ERR_TRUNCATE */
+    bool cancelled;
+} p2p_status_t;
+
+typedef struct p2p_req p2p_req_t;
+
+/* Bring up Portals, the receive lists and the bounce buffers; collective
+ * over the job.  rank and size of the job come back. */
+sl_status_t p2p_init(int *rank, int *size);
+sl_status_t p2p_fini(void);
+
+/* Start a send of len contiguous bytes to rank dst with tag (0..P2P_TAG_MAX)
+ * on context ctx.  The buffer may be reused when the request completes. */
+sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                      p2p_req_t **out);
+/* Post a receive of at most len bytes from src (or P2P_ANY_SOURCE) with tag
+ * (or P2P_ANY_TAG) on ctx. */
+sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p_req_t **out);
+
+/* Completion: test never blocks; wait sleeps (no busy loop) until done.
+ * Both fill *st (may be NULL) and release the request once complete. */
+bool p2p_test(p2p_req_t *r, p2p_status_t *st);
+sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st);
+
+/* Cancel a receive that has not matched: true if it was cancelled (the
+ * request then completes with cancelled set), false if it already matched. */
+bool p2p_cancel(p2p_req_t *r);
+
+/* Is a message from src/tag on ctx waiting to be received?  Fills *st
+ * (source, tag, sent size) when true.  Never receives it. */
+bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st);
+
+/* Handle pending events; returns how many. */
+int p2p_progress(void);
+
+#endif
