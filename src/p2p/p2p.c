@@ -19,6 +19,7 @@
 #include "util/log.h"
 #include "util/param.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 #define MB_KIND_SHIFT 60
 #define MB_KIND_EAGER 1ull
 #define P2P_PT 8
-#define P2P_BOUNCES 8
+#define P2P_BOUNCES 8 /* linked at start; more are added as they fill */
 #define P2P_EQ_SIZE 16384
 
 enum { RQ_SEND = 1, RQ_RECV, RQ_PROBE };
@@ -43,6 +44,7 @@ struct p2p_req {
 };
 
 typedef struct bounce {
+    struct bounce *next; /* on the spare list */
     char *mem;
     ptl_handle_me_t me;
 } bounce_t;
@@ -56,7 +58,9 @@ static struct {
     ptl_handle_eq_t eq;
     ptl_handle_ct_t acks;
     ptl_handle_md_t md;
-    bounce_t bounce[P2P_BOUNCES];
+    bounce_t *spare;       /* retired bounce buffers no header points into */
+    bounce_t **all;        /* every bounce buffer, to free at the end */
+    size_t n_all;
 } P;
 
 static ptl_match_bits_t mbits(unsigned ctx, int tag)
@@ -81,6 +85,26 @@ static sl_status_t bounce_post(bounce_t *b)
                    .match_id = {.rank = PTL_RANK_ANY}, .match_bits = 0,
                    .ignore_bits = ~(ptl_match_bits_t)0, .min_free = P.eager_limit};
     return ptl_status(PtlMEAppend(P.ni, P2P_PT, &me, PTL_OVERFLOW_LIST, b, &b->me));
+}
+
+/* A bounce buffer to link: a spare one, or a new one.  The pool grows with
+ * the backlog of unexpected messages, as MPI's unexpected queue does. */
+static sl_status_t bounce_add(void)
+{
+    bounce_t *b = P.spare;
+    if (b) {
+        P.spare = b->next;
+    } else {
+        bounce_t **all = realloc(P.all, (P.n_all + 1) * sizeof *all);
+        if (!all) return SL_ERR_NOMEM;
+        P.all = all;
+        if (!(b = calloc(1, sizeof *b)) || !(b->mem = malloc(P.bounce_size))) {
+            free(b);
+            return SL_ERR_NOMEM;
+        }
+        P.all[P.n_all++] = b;
+    }
+    return bounce_post(b);
 }
 
 /* ---- set-up ------------------------------------------------------------------------------- */
@@ -119,9 +143,7 @@ static sl_status_t p2p_objects(void)
                    .eq_handle = P.eq, .ct_handle = P.acks};
     if (PtlMDBind(P.ni, &md, &P.md) != PTL_OK) return SL_ERR_PROTO;
     for (int i = 0; i < P2P_BOUNCES; i++) {
-        P.bounce[i].mem = malloc(P.bounce_size);
-        if (!P.bounce[i].mem) return SL_ERR_NOMEM;
-        sl_status_t st = bounce_post(&P.bounce[i]);
+        sl_status_t st = bounce_add();
         if (st != SL_OK) return st;
     }
     return SL_OK;
@@ -145,8 +167,16 @@ sl_status_t p2p_init(int *rank, int *size)
     if (st != SL_OK) goto err_ptl;
     P.rank = boot_get_info(P.boot)->rank;
     P.size = boot_get_info(P.boot)->size;
+    /* MPI programs may post many receives and leave many messages
+     * unexpected: ask for the engine's largest lists */
+    ptl_ni_limits_t want = {.max_entries = INT32_MAX, .max_unexpected_headers = INT32_MAX,
+                            .max_mds = 64, .max_cts = 1024, .max_eqs = 64, .max_pt_index = 63,
+                            .max_iovecs = 1024, .max_list_size = INT32_MAX,
+                            .max_triggered_ops = INT32_MAX, .max_msg_size = PTL_SIZE_MAX,
+                            .max_atomic_size = 512, .max_fetch_atomic_size = 512,
+                            .max_volatile_size = 512};
     st = ptl_status(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY,
-                              NULL, NULL, &P.ni));
+                              &want, NULL, &P.ni));
     if (st == SL_OK) st = p2p_map();
     if (st == SL_OK) st = p2p_objects();
     /* every rank's receive structures exist before anyone sends */
@@ -168,7 +198,11 @@ sl_status_t p2p_fini(void)
     if (!P.up) return SL_ERR_INVALID;
     boot_fence(P.boot); /* nobody still sends to us */
     PtlNIFini(P.ni);    /* releases MEs, MD, EQ, CT with the NI */
-    for (int i = 0; i < P2P_BOUNCES; i++) free(P.bounce[i].mem);
+    for (size_t i = 0; i < P.n_all; i++) {
+        free(P.all[i]->mem);
+        free(P.all[i]);
+    }
+    free(P.all);
     boot_fini(P.boot);
     PtlFini();
     memset(&P, 0, sizeof P);
@@ -207,10 +241,16 @@ static void p2p_dispatch(const ptl_event_t *ev)
     case PTL_EVENT_PUT: recv_done(ev->user_ptr, ev, false); break;
     case PTL_EVENT_PUT_OVERFLOW: recv_done(ev->user_ptr, ev, true); break;
     case PTL_EVENT_SEARCH: probe_done(ev->user_ptr, ev); break;
-    case PTL_EVENT_AUTO_FREE: /* a retired bounce buffer is no longer referenced */
-        if (bounce_post(ev->user_ptr) != SL_OK) sl_log_error("p2p: cannot re-post a bounce buffer");
+    case PTL_EVENT_AUTO_UNLINK: /* a bounce buffer is full: link another at once */
+        if (bounce_add() != SL_OK) sl_log_error("p2p: no memory for a bounce buffer");
         break;
-    default: break; /* AUTO_UNLINK of a bounce buffer: AUTO_FREE follows */
+    case PTL_EVENT_AUTO_FREE: { /* no header points into it any more: a spare */
+        bounce_t *b = ev->user_ptr;
+        b->next = P.spare;
+        P.spare = b;
+        break;
+    }
+    default: break;
     }
 }
 
@@ -345,6 +385,7 @@ bool p2p_cancel(p2p_req_t *r)
 bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st)
 {
     if (!recv_args_ok(src, tag, ctx)) return false;
+    p2p_progress(); /* messages already in our mailbox become unexpected headers */
     p2p_req_t probe = {.kind = RQ_PROBE};
     ptl_me_t me = recv_me(NULL, 0, src, tag, ctx, PTL_ME_OP_PUT | PTL_ME_USE_ONCE);
     if (PtlMESearch(P.ni, P2P_PT, &me, PTL_SEARCH_ONLY, &probe) != PTL_OK) return false;
@@ -360,4 +401,18 @@ bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st)
     if (probe.st.error != SL_OK) return false;
     if (st) *st = probe.st;
     return true;
+}
+
+sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st)
+{
+    if (!recv_args_ok(src, tag, ctx)) return SL_ERR_INVALID;
+    while (!p2p_iprobe(src, tag, ctx, st)) {
+        /* sleep in the engine until something happens, then look again */
+        ptl_event_t ev;
+        unsigned int which;
+        int rc = PtlEQPoll(&P.eq, 1, 10, &ev, &which);
+        if (rc == PTL_OK || rc == PTL_EQ_DROPPED) p2p_dispatch(&ev);
+        else if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
+    }
+    return SL_OK;
 }

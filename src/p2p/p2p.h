@@ -56,9 +56,14 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st);
  * request then completes with cancelled set), false if it already matched. */
 bool p2p_cancel(p2p_req_t *r);
 
-/* Is a message from src/tag on ctx waiting to be received?  Fills *st
- * (source, tag, sent size) when true.  Never receives it. */
+/* Is a message from src/tag on ctx waiting to be received?  Makes progress
+ * first, then looks; fills *st (source, tag, sent size) when true.  Never
+ * receives it.  A message still in flight may not be seen yet (as
+ * MPI_Iprobe). */
 bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st);
+/* Wait until such a message is there (as MPI_Probe); SL_ERR_INVALID for bad
+ * arguments. */
+sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
 
 /* Handle pending events; returns how many. */
 int p2p_progress(void);

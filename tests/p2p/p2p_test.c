@@ -161,10 +161,10 @@ static void test_truncate_probe_cancel_ctx(void)
     barrier();
     if (rank == 1) {
         p2p_status_t st;
-        CHECK(p2p_iprobe(0, 4, 0, &st)); /* there, not consumed */
+        CHECK_OK(p2p_probe(0, 4, 0, &st)); /* waits until it is there; not consumed */
         CHECK_EQ(st.sent, 100);
         CHECK_EQ(st.tag, 4);
-        CHECK(p2p_iprobe(P2P_ANY_SOURCE, 4, 0, &st));
+        CHECK(p2p_iprobe(P2P_ANY_SOURCE, 4, 0, &st)); /* arrived: now iprobe sees it */
         CHECK(!p2p_iprobe(0, 99, 0, &st));
         memset(small, 0xab, sizeof small);
         st = recv_wait(small, 40, 0, 4, 0);
