@@ -97,6 +97,7 @@ static mdt_piece_t pair_piece[MDT_NBUILTIN][2];
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
 static mh_table_t type_table = MH_TABLE_INIT(MH_CLASS_DATATYPE);
+static size_t max_pieces = (size_t)1 << 22;
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t live_derived;
 
@@ -168,7 +169,7 @@ mdt_type_t *mdt_get(MPI_Datatype dt)
 mdt_type_t *mdt_get_committed(MPI_Datatype dt, int *err)
 {
     mdt_type_t *t = mdt_get(dt);
-    if (!t || !t->committed) {
+    if (!t || !__atomic_load_n(&t->committed, __ATOMIC_ACQUIRE)) {
         *err = MPI_ERR_TYPE;
         return NULL;
     }
@@ -340,14 +341,25 @@ int mdt_create_dup(mdt_type_t *old, MPI_Datatype *out)
 typedef struct piece_list {
     mdt_piece_t *p;
     size_t n, cap;
+    bool too_many; /* over max_pieces: the type stays unflattened */
 } piece_list_t;
 
+void mdt_set_max_pieces(size_t n)
+{
+    max_pieces = n ? n : 1;
+}
+
+/* False when out of memory or over max_pieces (l->too_many). */
 static bool piece_add(piece_list_t *l, MPI_Aint off, MPI_Aint len)
 {
     if (len <= 0) return true;
     if (l->n && l->p[l->n - 1].off + l->p[l->n - 1].len == off) {
         l->p[l->n - 1].len += len;
         return true;
+    }
+    if (l->n >= max_pieces) {
+        l->too_many = true;
+        return false;
     }
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
@@ -360,11 +372,12 @@ static bool piece_add(piece_list_t *l, MPI_Aint off, MPI_Aint len)
     return true;
 }
 
-/* Builds t->pieces from the children's pieces (flattening them first).
+/* Builds t->pieces from the children's pieces (flattening them first), or
+ * marks t as a tree type when that would take more than max_pieces.
  * Engine lock held. */
 static int flatten(mdt_type_t *t)
 {
-    if (t->pieces || t->predefined) return MPI_SUCCESS;
+    if (t->pieces || t->tree || t->predefined) return MPI_SUCCESS;
     piece_list_t l = {0};
     for (size_t i = 0; i < t->nent; i++) {
         const mdt_entry_t *e = &t->ent[i];
@@ -374,6 +387,7 @@ static int flatten(mdt_type_t *t)
             free(l.p);
             return rc;
         }
+        if (c->tree) goto too_many;
         if (c->npieces == 0 || e->blocklen == 0) continue;
         MPI_Aint ext = mdt_extent(c);
         if (c->dense) {
@@ -405,8 +419,18 @@ static int flatten(mdt_type_t *t)
     t->dense = l.n == 1 && l.p[0].len == mdt_extent(t);
     return MPI_SUCCESS;
 nomem:
+    if (l.too_many) goto too_many;
     free(l.p);
     return MPI_ERR_NO_MEM;
+too_many:
+    /* Walks recurse into every child: each needs its own form. */
+    free(l.p);
+    for (size_t i = 0; i < t->nent; i++) {
+        int rc = flatten(t->ent[i].type);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    t->tree = true;
+    return MPI_SUCCESS;
 }
 
 int mdt_commit(mdt_type_t *t)
@@ -443,10 +467,68 @@ static size_t piece_find(const mdt_type_t *t, MPI_Count r)
     return lo;
 }
 
+/* Bytes [from, to) (0 <= from < to <= t->size) of one element of a
+ * flattened type at base; pos is the stream position of byte from. */
+static int walk_pieces(const mdt_type_t *t, uintptr_t base, MPI_Count from, MPI_Count to,
+                       MPI_Count pos, mdt_piece_fn fn, void *arg)
+{
+    for (size_t j = piece_find(t, from); from < to; j++) {
+        const mdt_piece_t *p = &t->pieces[j];
+        MPI_Count in = from - p->pos, n = p->len - in;
+        if (n > to - from) n = to - from;
+        int rc = fn((void *)(base + (uintptr_t)(p->off + (MPI_Aint)in)), (size_t)n, pos, arg);
+        if (rc) return rc;
+        from += n;
+        pos += n;
+    }
+    return 0;
+}
+
+/* The same for any type: unflattened ones through their blocks. */
+static int walk_tree(const mdt_type_t *t, uintptr_t base, MPI_Count from, MPI_Count to,
+                     MPI_Count pos, mdt_piece_fn fn, void *arg)
+{
+    if (!t->tree) return walk_pieces(t, base, from, to, pos, fn, arg);
+    for (size_t i = 0; i < t->nent && from < to; i++) {
+        const mdt_entry_t *e = &t->ent[i];
+        const mdt_type_t *c = e->type;
+        MPI_Count blk = e->blocklen * c->size;
+        if (from >= blk) {
+            from -= blk;
+            to -= blk;
+            continue;
+        }
+        MPI_Aint ext = mdt_extent(c);
+        for (MPI_Count k = from / c->size; k < e->blocklen; k++) {
+            MPI_Count lo = k * c->size, f = from > lo ? from - lo : 0;
+            MPI_Count end = to - lo < c->size ? to - lo : c->size;
+            if (f >= end) break;
+            int rc = walk_tree(c, base + (uintptr_t)(e->disp + (MPI_Aint)k * ext), f, end, pos,
+                               fn, arg);
+            if (rc) return rc;
+            pos += end - f;
+        }
+        from = 0;
+        to -= blk;
+    }
+    return 0;
+}
+
 int mdt_walk(const mdt_type_t *t, const void *buf, MPI_Count from, MPI_Count to,
              mdt_piece_fn fn, void *arg)
 {
     if (from >= to || t->size == 0) return 0;
+    if (t->tree) {
+        MPI_Aint ext = mdt_extent(t);
+        for (MPI_Count k = from / t->size; from < to; k++) {
+            MPI_Count lo = k * t->size, end = to - lo < t->size ? to - lo : t->size;
+            int rc = walk_tree(t, (uintptr_t)buf + (uintptr_t)((MPI_Aint)k * ext), from - lo,
+                               end, from, fn, arg);
+            if (rc) return rc;
+            from = lo + end;
+        }
+        return 0;
+    }
     /* Addresses are computed as integers: buf may be MPI_BOTTOM with
      * absolute displacements. */
     uintptr_t base = (uintptr_t)buf;
@@ -513,7 +595,7 @@ bool mdt_is_contig(const mdt_type_t *t, MPI_Count count, const void *buf, void *
         *addr = (void *)(uintptr_t)buf;
         return true;
     }
-    if (!t->dense && !(count == 1 && t->npieces == 1)) return false;
+    if (t->tree || (!t->dense && !(count == 1 && t->npieces == 1))) return false;
     *addr = (void *)((uintptr_t)buf + (uintptr_t)t->pieces[0].off);
     return true;
 }

@@ -17,7 +17,10 @@
  * pieces merged.  Instance k of a count is the same list shifted by
  * k * extent.  Packing cost and flattened size both grow with the number of
  * pieces; a type whose one piece spans its whole extent is "dense", and any
- * count of it is one memcpy.
+ * count of it is one memcpy.  A type that would need more than
+ * mdt_max_pieces pieces (default 4 Mi, about 100 MB) is not flattened: its
+ * walks recurse through the constructor blocks down to the largest
+ * flattened children (one callback per child piece, no merging).
  *
  * Thread safety: lookups are lock-free; constructors, commit and free take
  * one engine lock; pack/unpack only read committed types.  A type in use by
@@ -74,6 +77,7 @@ struct mdt_type {
     bool committed;
     bool lb_sticky, ub_sticky; /* bounds fixed by MPI_Type_create_resized */
     bool dense;                /* flattened: one piece covering the extent */
+    bool tree;                 /* too many pieces to flatten: walk the blocks */
     mdt_kind_t kind;           /* basic types and pairs; DERIVED otherwise */
     int align;                 /* largest alignment of its basic types */
     MPI_Count size;            /* bytes of data in one element */
@@ -118,6 +122,9 @@ int mdt_create_resized(mdt_type_t *old, MPI_Aint lb, MPI_Aint extent, MPI_Dataty
 int mdt_create_dup(mdt_type_t *old, MPI_Datatype *out);
 /* Flattens and marks committed (idempotent). */
 int mdt_commit(mdt_type_t *t);
+/* Largest flattened form built by later commits (tests lower it to
+ * exercise the unflattened walk).  Not thread-safe; set before use. */
+void mdt_set_max_pieces(size_t n);
 /* Drops the handle's reference; the object goes when nothing uses it. */
 int mdt_free_handle(MPI_Datatype dt);
 

@@ -2,7 +2,8 @@
  * reference expansion of the type map; full packs with guard bytes, every
  * (or many random) partial ranges [from, to) equal the same bytes of the
  * full pack, chunked packs, unpack writing exactly the type map's bytes,
- * partial unpacks in any order, MPI_BOTTOM with absolute addresses. */
+ * partial unpacks in any order, MPI_BOTTOM with absolute addresses; all of
+ * it again with flattening capped at 3 pieces (the unflattened walk). */
 #include <mpi.h>
 
 #include <stdint.h>
@@ -126,12 +127,15 @@ static int walk_fn(void *addr, size_t len, MPI_Count p, void *arg)
     return 0;
 }
 
+static int tree_cases; /* cases walked through unflattened types */
+
 static void check_case(const tcase_t *c, int count, bool exhaustive_pairs)
 {
     char what[128];
     snprintf(what, sizeof what, "%s x%d", c->name, count);
     mdt_type_t *t = mdt_get(c->t);
     CHECK(t && t->committed);
+    if (t->tree) tree_cases++;
     MPI_Aint lo, hi;
     span_of(c, count, &lo, &hi);
     size_t span = (size_t)(hi - lo) + 2 * GUARD;
@@ -579,6 +583,12 @@ int main(void)
     test_hand_cases();
     test_bottom();
     test_random_types();
+    CHECK_EQ(tree_cases, 0);
+    /* again with types of more than 3 pieces left unflattened */
+    mdt_set_max_pieces(3);
+    test_hand_cases();
+    test_random_types();
+    CHECK(tree_cases > 100);
     CHECK_EQ(mdt_live_count(), live);
     t_done("mpi_pack");
     return 0;
