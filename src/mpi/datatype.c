@@ -575,18 +575,68 @@ static int unpack_piece(void *addr, size_t len, MPI_Count pos, void *arg)
     return 0;
 }
 
+/* Pieces of 1, 2, 4, 8 or 16 bytes (vectors of basic types) are copied
+ * inline: a libc call costs more than such a copy. */
+static inline void copy_bytes(char *dst, const char *src, size_t n)
+{
+    switch (n) {
+    case 1: *dst = *src; return;
+    case 2: memcpy(dst, src, 2); return;
+    case 4: memcpy(dst, src, 4); return;
+    case 8: memcpy(dst, src, 8); return;
+    case 16: memcpy(dst, src, 16); return;
+    default: memcpy(dst, src, n); return;
+    }
+}
+
+/* mdt_walk's loop for flattened types with the copy in place of the
+ * callback; pack copies user data to packed, unpack the other way. */
+static void copy_range(const mdt_type_t *t, uintptr_t base, MPI_Count from, MPI_Count to,
+                       char *packed, bool pack)
+{
+    MPI_Aint ext = mdt_extent(t);
+    MPI_Count k = from / t->size, r = from % t->size, x = from;
+    size_t j = piece_find(t, r);
+    while (x < to) {
+        const mdt_piece_t *p = &t->pieces[j];
+        MPI_Count in = r - p->pos, n = p->len - in;
+        if (n > to - x) n = to - x;
+        char *addr = (char *)(base + (uintptr_t)((MPI_Aint)k * ext + p->off + (MPI_Aint)in));
+        if (pack)
+            copy_bytes(packed, addr, (size_t)n);
+        else
+            copy_bytes(addr, packed, (size_t)n);
+        packed += n;
+        x += n;
+        r += n;
+        if (r == p->pos + p->len && ++j == t->npieces) {
+            j = 0;
+            k++;
+            r = 0;
+        }
+    }
+}
+
 void mdt_pack_range(const mdt_type_t *t, const void *ubuf, MPI_Count from, MPI_Count to,
                     void *packed)
 {
+    if (from >= to || t->size == 0) return;
     copy_arg_t a = {.packed = packed, .from = from};
-    mdt_walk(t, ubuf, from, to, pack_piece, &a);
+    if (t->tree || t->dense)
+        mdt_walk(t, ubuf, from, to, pack_piece, &a);
+    else
+        copy_range(t, (uintptr_t)ubuf, from, to, packed, true);
 }
 
 void mdt_unpack_range(const mdt_type_t *t, void *ubuf, MPI_Count from, MPI_Count to,
                       const void *packed)
 {
+    if (from >= to || t->size == 0) return;
     copy_arg_t a = {.packed = (char *)(uintptr_t)packed, .from = from};
-    mdt_walk(t, ubuf, from, to, unpack_piece, &a);
+    if (t->tree || t->dense)
+        mdt_walk(t, ubuf, from, to, unpack_piece, &a);
+    else
+        copy_range(t, (uintptr_t)ubuf, from, to, (char *)(uintptr_t)packed, false);
 }
 
 bool mdt_is_contig(const mdt_type_t *t, MPI_Count count, const void *buf, void **addr)
