@@ -1,0 +1,41 @@
+/* Private to src/mpi: the state the environment, communicator and
+ * point-to-point files share. */
+#ifndef SL_MPI_INT_H
+#define SL_MPI_INT_H
+
+#include "mpi.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A communicator (MPI_COMM_WORLD and MPI_COMM_SELF so far). */
+typedef struct mcomm {
+    int rank, size;
+    unsigned ctx;               /* context id in the match bits */
+    MPI_Errhandler errh;
+    int world_of_self;          /* SELF: our world rank */
+} mcomm_t;
+
+extern int mpi_state;           /* 0 before MPI_Init, 1 running, 2 finalized */
+extern int mpi_world_rank, mpi_world_size;
+
+/* The communicator behind a handle, or NULL. */
+mcomm_t *mcomm_get(MPI_Comm c);
+/* World rank of rank r of c (r valid). */
+int mcomm_world(const mcomm_t *c, int r);
+/* Rank in c of world rank w (MPI_UNDEFINED if not a member). */
+int mcomm_rank_of(const mcomm_t *c, int w);
+
+/* Report error class cls raised by fname on comm c (NULL: MPI_COMM_WORLD's
+ * handler): with MPI_ERRORS_ARE_FATAL print and abort the job, with
+ * MPI_ERRORS_RETURN return cls. */
+int mpi_err(const mcomm_t *c, int cls, const char *fname, const char *detail);
+
+/* Every MPI call between init and finalize checks this first. */
+#define MPI_CHECK_STATE(fname)                                                              \
+    do {                                                                                    \
+        if (mpi_state != 1) return mpi_err(NULL, MPI_ERR_OTHER, fname,                      \
+                                           mpi_state ? "after MPI_Finalize" : "before MPI_Init"); \
+    } while (0)
+
+#endif
