@@ -120,6 +120,19 @@ int main(int argc, char **argv)
     char s[MPI_MAX_ERROR_STRING];
     EXPECT(MPI_Error_string(MPI_ERR_TRUNCATE, s, &n) == MPI_SUCCESS && strstr(s, "truncated"));
 
+    /* a barrier orders: everything rank 0 does after it happens after every
+     * rank entered it */
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < 20; i++) EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    EXPECT(MPI_Barrier(MPI_COMM_SELF) == MPI_SUCCESS);
+    EXPECT(MPI_Barrier((MPI_Comm)777) == MPI_ERR_COMM);
+    if (rank == 2) EXPECT(MPI_Send(v, 1, MPI_INT, 0, 31, MPI_COMM_WORLD) == MPI_SUCCESS);
+    EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (rank == 0) { /* rank 2 sent before the barrier: its message can be probed now */
+        EXPECT(MPI_Probe(2, 31, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        EXPECT(MPI_Recv(w, 1, MPI_INT, 2, 31, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+    }
+    EXPECT(MPI_Wtime() >= t0);
     EXPECT(MPI_Finalize() == MPI_SUCCESS);
     EXPECT(MPI_Finalized(&flag) == MPI_SUCCESS && flag);
     if (rank == 0) printf("mpi_p2p_test: ok (%d ranks)\n", size);
