@@ -228,7 +228,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return req_done(request, status, false, flag, "MPI_Test");
 }
 
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
     MPI_CHECK_STATE("MPI_Waitall");
     if (count < 0 || (count && !requests)) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Waitall", NULL);
@@ -243,7 +243,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return any ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
-int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
     MPI_CHECK_STATE("MPI_Testall");
     if (count < 0 || !flag || (count && !requests))

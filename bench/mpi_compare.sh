@@ -1,0 +1,50 @@
+#!/bin/sh
+# Build bench/mpi_pingpong.c with Sluice's mpicc and, where installed, with
+# MPICH's and Open MPI's, run each on 2 ranks bound to cores, and print one
+# table of latency and bandwidth with ratios against MPICH (same run, so the
+# ratios mean something on a shared machine).
+# usage: sh bench/mpi_compare.sh [BUILD_DIR (default build)] [--quick]
+set -u
+build=${1:-build}
+quick=${2:-}
+src=$(dirname "$0")/mpi_pingpong.c
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Sluice can send up to SLUICE_EAGER_LIMIT (64 KiB) until its rendezvous
+# protocols exist; the others go to 4 MiB.
+run() { # name mpicc launcher... -- max
+    name=$1 cc=$2; shift 2
+    if ! command -v "$cc" >/dev/null 2>&1 && [ ! -x "$cc" ]; then return; fi
+    "$cc" -O2 -o "$tmp/$name" "$src" || return
+    "$@" "$tmp/$name" $max $quick > "$tmp/$name.out" 2> "$tmp/$name.err" ||
+        { echo "# $name failed:"; sed 's/^/#   /' "$tmp/$name.err"; return; }
+    echo "$name" >> "$tmp/ran"
+}
+max=65536
+run sluice "$build/bin/mpicc" "$build/bin/mpirun" -n 2
+max=4194304
+run mpich mpicc.mpich mpiexec.mpich -launcher fork -bind-to core -n 2
+run openmpi mpicc.openmpi mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core -n 2
+[ -f "$tmp/ran" ] || { echo "nothing ran"; exit 1; }
+names=$(cat "$tmp/ran" | tr '\n' ' ')
+for kind in lat bw; do
+    [ "$kind" = lat ] && echo "# one-way latency, us (ratio: / MPICH)" || echo "# bandwidth, MB/s (ratio: / MPICH)"
+    printf '%10s' bytes; for n in $names; do printf ' %10s' "$n"; done
+    for n in $names; do [ "$n" = mpich ] || printf ' %10s' "$n/mpich"; done; echo
+    sizes=$(cat "$tmp"/*.out | awk -v k=$kind '$1==k {print $2}' | sort -n | uniq)
+    for s in $sizes; do
+        printf '%10s' "$s"
+        for n in $names; do
+            v=$(awk -v k=$kind -v s=$s '$1==k && $2==s {print $3}' "$tmp/$n.out")
+            printf ' %10s' "${v:--}"
+        done
+        m=$(awk -v k=$kind -v s=$s '$1==k && $2==s {print $3}' "$tmp/mpich.out" 2>/dev/null)
+        for n in $names; do
+            [ "$n" = mpich ] && continue
+            v=$(awk -v k=$kind -v s=$s '$1==k && $2==s {print $3}' "$tmp/$n.out")
+            if [ -n "$v" ] && [ -n "$m" ]; then awk -v a="$v" -v b="$m" 'BEGIN{printf " %10.2f", a/b}'
+            else printf ' %10s' -; fi
+        done
+        echo
+    done
+done

@@ -1,0 +1,82 @@
+/* MPI latency (ping-pong, one-way = half the round trip) and windowed
+ * bandwidth between ranks 0 and 1, in the style of the OSU micro-benchmarks,
+ * using only basic MPI calls, so the same source builds with any MPI's
+ * mpicc (bench/mpi_compare.sh compares Sluice, MPICH and Open MPI in one
+ * run).  Prints "lat SIZE USEC" and "bw SIZE MBPS" lines.
+ * usage: mpirun -n 2 mpi_pingpong [max bytes (default 4 MiB)] [--quick] */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WINDOW 64
+
+static double latency(char *buf, int len, int iters, int rank)
+{
+    double t0 = 0;
+    for (int i = -iters / 10; i < iters; i++) {
+        if (i == 0) t0 = MPI_Wtime();
+        if (rank == 0) {
+            MPI_Send(buf, len, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(buf, len, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf, len, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+        }
+    }
+    return (MPI_Wtime() - t0) / iters / 2 * 1e6;
+}
+
+static double bandwidth(char *buf, int len, int iters, int rank)
+{
+    MPI_Request req[WINDOW];
+    MPI_Status sts[WINDOW]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's header */
+    char ack;
+    double t0 = 0;
+    for (int i = -1; i < iters; i++) {
+        if (i == 0) t0 = MPI_Wtime();
+        for (int w = 0; w < WINDOW; w++) {
+            if (rank == 0) MPI_Isend(buf, len, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &req[w]);
+            else MPI_Irecv(buf, len, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &req[w]);
+        }
+        MPI_Waitall(WINDOW, req, sts);
+        if (rank == 0) MPI_Recv(&ack, 1, MPI_CHAR, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else MPI_Send(&ack, 1, MPI_CHAR, 0, 3, MPI_COMM_WORLD);
+    }
+    double t = MPI_Wtime() - t0;
+    return (double)len * WINDOW * iters / t / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, maxlen = 4 << 20, quick = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else maxlen = atoi(argv[i]);
+    }
+    if (size < 2) {
+        if (rank == 0) fprintf(stderr, "mpi_pingpong: needs 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    char *buf = calloc(1, (size_t)maxlen + 1);
+    if (rank < 2) {
+        for (int len = 0; len <= maxlen; len = len ? len * 4 : 1) {
+            int iters = quick ? 20 : (len <= 4096 ? 20000 : len <= 262144 ? 2000 : 200);
+            double us = latency(buf, len, iters, rank);
+            if (rank == 0) printf("lat %d %.3f\n", len, us);
+        }
+        for (int len = 1; len <= maxlen; len *= 4) {
+            int iters = quick ? 2 : (len <= 65536 ? 200 : 20);
+            double mbps = bandwidth(buf, len, iters, rank);
+            if (rank == 0) printf("bw %d %.1f\n", len, mbps);
+        }
+    }
+    free(buf);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
