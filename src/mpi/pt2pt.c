@@ -10,6 +10,7 @@
 #include <string.h>
 
 typedef struct mreq {
+    struct mreq *next_free; /* pool */
     p2p_req_t *p;        /* NULL once complete, or for MPI_PROC_NULL */
     bool recv;
     mcomm_t *comm;
@@ -22,6 +23,15 @@ typedef struct mreq {
 } mreq_t;
 
 static mh_table_t req_table = MH_TABLE_INIT(MH_CLASS_REQUEST);
+static mreq_t *req_pool; /* freed requests; MPI calls are serialised (no lock) */
+
+static mreq_t *req_alloc(void)
+{
+    mreq_t *r = req_pool;
+    if (r) req_pool = r->next_free;
+    else r = malloc(sizeof *r);
+    return r;
+}
 
 static int p2p_class(sl_status_t st)
 {
@@ -48,7 +58,8 @@ static void req_free(mreq_t *r, MPI_Request *h)
 {
     if (r->type) mdt_release(r->type);
     free(r->tmp);
-    free(r);
+    r->next_free = req_pool;
+    req_pool = r;
     mh_free(&req_table, *h);
     *h = MPI_REQUEST_NULL;
 }
@@ -81,14 +92,15 @@ static int req_start(bool recv, void *buf, int count, MPI_Datatype dt, int peer,
     int err = req_check(recv, buf, count, dt, peer, tag, comm, &c, &t, fname);
     if (err != MPI_SUCCESS) return err;
     if (!out) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
-    mreq_t *r = calloc(1, sizeof *r);
+    mreq_t *r = req_alloc();
     if (!r) return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     *r = (mreq_t){.recv = recv, .comm = c, .ubuf = buf, .count = count, .type = t};
     mdt_retain(t);
     MPI_Request h = (MPI_Request)mh_new(&req_table, r);
     if (!h) {
         mdt_release(t);
-        free(r);
+        r->next_free = req_pool;
+        req_pool = r;
         return mpi_err(c, MPI_ERR_NO_MEM, fname, "too many requests");
     }
     *out = h;

@@ -35,6 +35,7 @@
 enum { RQ_SEND = 1, RQ_RECV, RQ_PROBE };
 
 struct p2p_req {
+    struct p2p_req *next_free; /* request pool */
     int kind;
     bool done;
     p2p_status_t st;
@@ -59,6 +60,8 @@ static struct {
     ptl_handle_ct_t acks;
     ptl_handle_md_t md;
     bounce_t *spare;       /* retired bounce buffers no header points into */
+    p2p_req_t *free_reqs;  /* request pool (calls are serialised: no lock) */
+    unsigned progress_calls;
     bounce_t **all;        /* every bounce buffer, to free at the end */
     size_t n_all;
 } P;
@@ -203,6 +206,11 @@ sl_status_t p2p_fini(void)
         free(P.all[i]);
     }
     free(P.all);
+    while (P.free_reqs) {
+        p2p_req_t *r = P.free_reqs;
+        P.free_reqs = r->next_free;
+        free(r);
+    }
     boot_fini(P.boot);
     PtlFini();
     memset(&P, 0, sizeof P);
@@ -277,7 +285,9 @@ int p2p_progress(void)
         p2p_dispatch(&ev);
         n++;
     }
-    p2p_check_drops();
+    /* a drop is fatal anyway: look every 64 passes (and whenever a wait
+     * sleeps), not on every message */
+    if ((++P.progress_calls & 63) == 0) p2p_check_drops();
     return n;
 }
 
@@ -285,14 +295,17 @@ int p2p_progress(void)
 
 static p2p_req_t *req_new(int kind, void *buf, size_t len)
 {
-    p2p_req_t *r = calloc(1, sizeof *r);
-    if (r) {
-        r->kind = kind;
-        r->buf = buf;
-        r->len = len;
-        r->me = PTL_INVALID_HANDLE;
-    }
+    p2p_req_t *r = P.free_reqs;
+    if (r) P.free_reqs = r->next_free;
+    else if (!(r = malloc(sizeof *r))) return NULL;
+    *r = (p2p_req_t){.kind = kind, .buf = buf, .len = len, .me = PTL_INVALID_HANDLE};
     return r;
+}
+
+static void req_put(p2p_req_t *r)
+{
+    r->next_free = P.free_reqs;
+    P.free_reqs = r;
 }
 
 sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
@@ -307,7 +320,7 @@ sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ct
     int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)buf, len, PTL_CT_ACK_REQ, to, P2P_PT,
                     mbits(ctx, tag), 0, r, 0);
     if (rc != PTL_OK) {
-        free(r);
+        req_put(r);
         return ptl_status(rc);
     }
     *out = r;
@@ -340,7 +353,7 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
                               PTL_ME_EVENT_UNLINK_DISABLE);
     int rc = PtlMEAppend(P.ni, P2P_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
     if (rc != PTL_OK) {
-        free(r);
+        req_put(r);
         return ptl_status(rc);
     }
     *out = r;
@@ -352,7 +365,7 @@ bool p2p_test(p2p_req_t *r, p2p_status_t *st)
     if (!r->done) p2p_progress();
     if (!r->done) return false;
     if (st) *st = r->st;
-    free(r);
+    req_put(r);
     return true;
 }
 
@@ -370,7 +383,7 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
         p2p_check_drops();
     }
     if (st) *st = r->st;
-    free(r);
+    req_put(r);
     return SL_OK;
 }
 
