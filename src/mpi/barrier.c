@@ -6,14 +6,12 @@
 #include "mpi/mpi_int.h"
 #include "p2p/p2p.h"
 
-#define P2P_COLL_CTX 0x8000u /* collective traffic of a communicator */
-
 int MPI_Barrier(MPI_Comm comm)
 {
     MPI_CHECK_STATE("MPI_Barrier");
     mcomm_t *c = mcomm_get(comm);
     if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Barrier", NULL);
-    unsigned ctx = c->ctx | P2P_COLL_CTX;
+    unsigned ctx = c->ctx | MCOMM_COLL_CTX;
     char token = 0, in;
     for (int k = 0, dist = 1; dist < c->size; k++, dist *= 2) {
         int to = mcomm_world(c, (c->rank + dist) % c->size);

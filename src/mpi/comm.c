@@ -1,10 +1,26 @@
-/* Communicators.  So far MPI_COMM_WORLD (context 0) and MPI_COMM_SELF
- * (context 1); dup/split/free, which need context ids agreed by the members,
- * come with the rest of issue 4. */
+/* Communicators: MPI_COMM_WORLD (context 0), MPI_COMM_SELF (context 1) and
+ * communicators made by MPI_Comm_dup/split (freed by MPI_Comm_free).
+ *
+ * Context ids are agreed by the members: every rank keeps a bitmap of the
+ * ids it uses; creating a communicator ORs the members' bitmaps at rank 0 of
+ * the parent (messages on the parent's collective context) and takes the
+ * lowest id free everywhere.  A split uses one id for all its colours: the
+ * groups are disjoint, so their messages can never meet. */
+#include "mpi/handle.h"
 #include "mpi/mpi_int.h"
+#include "p2p/p2p.h"
 
-static mcomm_t comm_world = {.ctx = 0, .errh = MPI_ERRORS_ARE_FATAL};
-static mcomm_t comm_self = {.ctx = 1, .errh = MPI_ERRORS_ARE_FATAL};
+#include <stdlib.h>
+#include <string.h>
+
+#define CTX_WORDS ((MCOMM_MAX_CTX + 1) / 64)
+#define TAG_CTX 100
+#define TAG_SPLIT 101
+
+static mcomm_t comm_world = {.ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_WORLD};
+static mcomm_t comm_self = {.ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF};
+static mh_table_t comm_table = MH_TABLE_INIT(MH_CLASS_COMM);
+static uint64_t ctx_used[CTX_WORDS] = {3}; /* 0: world, 1: self */
 
 mcomm_t *mcomm_get(MPI_Comm c)
 {
@@ -19,18 +35,174 @@ mcomm_t *mcomm_get(MPI_Comm c)
         comm_self.world_of_self = mpi_world_rank;
         return &comm_self;
     }
-    return NULL;
+    return MH_KIND(c) == MH_KIND_DYNAMIC ? mh_get(&comm_table, (uint32_t)c) : NULL;
 }
 
 int mcomm_world(const mcomm_t *c, int r)
 {
-    return c == &comm_self ? c->world_of_self : r;
+    if (c == &comm_self) return c->world_of_self;
+    return c->world_of ? c->world_of[r] : r;
 }
 
 int mcomm_rank_of(const mcomm_t *c, int w)
 {
     if (c == &comm_self) return w == c->world_of_self ? 0 : MPI_UNDEFINED;
-    return w;
+    if (!c->world_of) return w;
+    for (int r = 0; r < c->size; r++)
+        if (c->world_of[r] == w) return r;
+    return MPI_UNDEFINED;
+}
+
+/* ---- agreement among the members of a parent communicator ---------------------------- */
+
+/* Blocking exchange on the parent's collective context. */
+static sl_status_t coll_send(const mcomm_t *c, int r, int tag, const void *buf, size_t len)
+{
+    p2p_req_t *q;
+    sl_status_t st = p2p_isend(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
+    return st == SL_OK ? p2p_wait(q, NULL) : st;
+}
+
+static sl_status_t coll_recv(const mcomm_t *c, int r, int tag, void *buf, size_t len)
+{
+    p2p_req_t *q;
+    sl_status_t st = p2p_irecv(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
+    return st == SL_OK ? p2p_wait(q, NULL) : st;
+}
+
+/* Rank 0 of c gathers len bytes from every member into all (c->size * len
+ * bytes), and hands the result back to everyone (gather, then broadcast). */
+static sl_status_t coll_allgather(const mcomm_t *c, int tag, const void *mine, void *all,
+                                  size_t len)
+{
+    sl_status_t st = SL_OK;
+    if (c->rank != 0) {
+        if ((st = coll_send(c, 0, tag, mine, len)) != SL_OK) return st;
+        return coll_recv(c, 0, tag, all, len * (size_t)c->size);
+    }
+    memcpy(all, mine, len);
+    for (int r = 1; r < c->size && st == SL_OK; r++)
+        st = coll_recv(c, r, tag, (char *)all + (size_t)r * len, len);
+    for (int r = 1; r < c->size && st == SL_OK; r++)
+        st = coll_send(c, r, tag, all, len * (size_t)c->size);
+    return st;
+}
+
+/* The lowest context id no member of c uses, or -1. */
+static int ctx_agree(const mcomm_t *c)
+{
+    size_t len = sizeof ctx_used;
+    uint64_t *all = malloc(len * (size_t)c->size);
+    if (!all || coll_allgather(c, TAG_CTX, ctx_used, all, len) != SL_OK) {
+        free(all);
+        return -1;
+    }
+    int found = -1;
+    for (unsigned w = 0; w < CTX_WORDS && found < 0; w++) {
+        uint64_t used = 0;
+        for (int r = 0; r < c->size; r++) used |= all[(size_t)r * CTX_WORDS + w];
+        if (~used) found = (int)(w * 64 + (unsigned)__builtin_ctzll(~used));
+    }
+    free(all);
+    return found;
+}
+
+static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *world_of,
+                     MPI_Comm *out)
+{
+    mcomm_t *c = calloc(1, sizeof *c);
+    if (!c) return MPI_ERR_NO_MEM;
+    *c = (mcomm_t){.rank = rank, .size = size, .ctx = (unsigned)ctx, .errh = parent->errh,
+                   .world_of = world_of};
+    c->handle = (MPI_Comm)mh_new(&comm_table, c);
+    if (!c->handle) {
+        free(c);
+        return MPI_ERR_NO_MEM;
+    }
+    ctx_used[ctx / 64] |= 1ull << (ctx % 64);
+    *out = c->handle;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    MPI_CHECK_STATE("MPI_Comm_dup");
+    mcomm_t *p = mcomm_get(comm);
+    if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_dup", NULL);
+    if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
+    int ctx = ctx_agree(p);
+    if (ctx < 0) return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_dup", "no context id agreed");
+    int *world_of = malloc(sizeof(int) * (size_t)p->size);
+    if (!world_of) return mpi_err(p, MPI_ERR_NO_MEM, "MPI_Comm_dup", NULL);
+    for (int r = 0; r < p->size; r++) world_of[r] = mcomm_world(p, r);
+    int err = comm_make(p, ctx, p->size, p->rank, world_of, newcomm);
+    if (err) free(world_of);
+    return err ? mpi_err(p, err, "MPI_Comm_dup", NULL) : MPI_SUCCESS;
+}
+
+/* Members of my colour ordered by (key, parent rank). */
+static int split_members(const mcomm_t *p, const int *ck, int color, int *world_of, int *myrank)
+{
+    int n = 0;
+    for (int r = 0; r < p->size; r++) {
+        if (ck[2 * r] != color) continue;
+        int at = n++;
+        while (at > 0) { /* insertion by key; equal keys keep parent order */
+            int prev = mcomm_rank_of(p, world_of[at - 1]);
+            if (ck[2 * prev + 1] <= ck[2 * r + 1]) break;
+            world_of[at] = world_of[at - 1];
+            at--;
+        }
+        world_of[at] = mcomm_world(p, r);
+    }
+    for (int i = 0; i < n; i++)
+        if (world_of[i] == mpi_world_rank) *myrank = i;
+    return n;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    MPI_CHECK_STATE("MPI_Comm_split");
+    mcomm_t *p = mcomm_get(comm);
+    if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_split", NULL);
+    if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split", "negative color");
+    int mine[2] = {color, key}, *ck = malloc(sizeof mine * (size_t)p->size);
+    int *world_of = malloc(sizeof(int) * (size_t)p->size);
+    int ctx = -1;
+    if (ck && world_of && coll_allgather(p, TAG_SPLIT, mine, ck, sizeof mine) == SL_OK)
+        ctx = ctx_agree(p);
+    if (ctx < 0) {
+        free(ck);
+        free(world_of);
+        return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_split", "members could not agree");
+    }
+    if (color == MPI_UNDEFINED) {
+        free(ck);
+        free(world_of);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int myrank = 0, n = split_members(p, ck, color, world_of, &myrank);
+    free(ck);
+    int err = comm_make(p, ctx, n, myrank, world_of, newcomm);
+    if (err) free(world_of);
+    return err ? mpi_err(p, err, "MPI_Comm_split", NULL) : MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    MPI_CHECK_STATE("MPI_Comm_free");
+    mcomm_t *c = comm ? mcomm_get(*comm) : NULL;
+    if (!c || c == &comm_world || c == &comm_self)
+        return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "not a freeable communicator");
+    ctx_used[c->ctx / 64] &= ~(1ull << (c->ctx % 64));
+    mh_free(&comm_table, (uint32_t)c->handle);
+    free(c->world_of);
+    free(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -53,14 +225,26 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
+/* Same members in the same order / in another order / not the same. */
+static int comm_relation(const mcomm_t *a, const mcomm_t *b)
+{
+    if (a->size != b->size) return MPI_UNEQUAL;
+    bool same_order = true;
+    for (int r = 0; r < a->size; r++) {
+        int w = mcomm_world(a, r);
+        if (w != mcomm_world(b, r)) same_order = false;
+        if (mcomm_rank_of(b, w) == MPI_UNDEFINED) return MPI_UNEQUAL;
+    }
+    return same_order ? MPI_CONGRUENT : MPI_SIMILAR;
+}
+
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     MPI_CHECK_STATE("MPI_Comm_compare");
     mcomm_t *a = mcomm_get(comm1), *b = mcomm_get(comm2);
     if (!a || !b) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_compare", NULL);
     if (!result) return mpi_err(a, MPI_ERR_ARG, "MPI_Comm_compare", "result is NULL");
-    /* world and self of a one-rank job have the same member */
-    *result = a == b ? MPI_IDENT : (a->size == b->size ? MPI_CONGRUENT : MPI_UNEQUAL);
+    *result = a == b ? MPI_IDENT : comm_relation(a, b);
     return MPI_SUCCESS;
 }
 

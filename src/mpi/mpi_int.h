@@ -14,7 +14,14 @@ typedef struct mcomm {
     unsigned ctx;               /* context id in the match bits */
     MPI_Errhandler errh;
     int world_of_self;          /* SELF: our world rank */
+    int *world_of;              /* created communicators: world rank of each rank */
+    MPI_Comm handle;
 } mcomm_t;
+
+/* Collective traffic of a communicator runs on ctx | MCOMM_COLL_CTX, apart
+ * from its user messages; context ids are below it. */
+#define MCOMM_COLL_CTX 0x8000u
+#define MCOMM_MAX_CTX 0x7fffu
 
 extern int mpi_state;           /* 0 before MPI_Init, 1 running, 2 finalized */
 extern int mpi_world_rank, mpi_world_size;
