@@ -61,10 +61,13 @@ static struct {
     ptl_handle_md_t md;
     bounce_t *spare;       /* retired bounce buffers no header points into */
     p2p_req_t *free_reqs;  /* request pool (calls are serialised: no lock) */
+    ptl_size_t sends;      /* puts issued: their acks are counted on `acks` */
     unsigned progress_calls;
     bounce_t **all;        /* every bounce buffer, to free at the end */
     size_t n_all;
 } P;
+
+static void p2p_check_drops(void);
 
 static ptl_match_bits_t mbits(unsigned ctx, int tag)
 {
@@ -199,7 +202,15 @@ err_ptl:
 sl_status_t p2p_fini(void)
 {
     if (!P.up) return SL_ERR_INVALID;
-    boot_fence(P.boot); /* nobody still sends to us */
+    /* every ack we are owed has come back (a late one would find its
+     * operation gone with the NI), then nobody still sends to us */
+    ptl_ct_event_t acks;
+    while (PtlCTGet(P.acks, &acks) == PTL_OK && acks.success + acks.failure < P.sends) {
+        p2p_progress();
+        PtlCTWait(P.acks, P.sends, &acks);
+    }
+    p2p_check_drops();
+    boot_fence(P.boot);
     PtlNIFini(P.ni);    /* releases MEs, MD, EQ, CT with the NI */
     for (size_t i = 0; i < P.n_all; i++) {
         free(P.all[i]->mem);
@@ -319,6 +330,7 @@ sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ct
     ptl_process_t to = {.rank = (ptl_rank_t)dst};
     int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)buf, len, PTL_CT_ACK_REQ, to, P2P_PT,
                     mbits(ctx, tag), 0, r, 0);
+    if (rc == PTL_OK) P.sends++;
     if (rc != PTL_OK) {
         req_put(r);
         return ptl_status(rc);
