@@ -9,7 +9,7 @@
 if (!exists("dir")) dir = 'sim/results/flit'
 if (!exists("sfx")) sfx = ''
 set datafile separator ","
-set terminal pngcairo size 900,600 font ",11"
+set terminal pngcairo noenhanced size 900,600 font ",11"
 set grid
 set termoption noenhanced
 set yrange [0:0.7]
@@ -30,7 +30,7 @@ if (has(f1)) {
 f4 = dir.'/fig4'.sfx.'.csv'
 if (has(f4)) {
     set output dir.'/fig4'.sfx.'.png'
-    set terminal pngcairo size 1500,500 font ",11"
+    set terminal pngcairo noenhanced size 1500,500 font ",11"
     set multiplot layout 1,3 title "Fig. 4: FECN/BECN (".dir.sfx.")"
     set xlabel "slow nodes [%]"
     set key bottom left
@@ -41,7 +41,7 @@ if (has(f4)) {
              sel('$1=='.k.' && $2=="fecn_aggressive"', f4) using 0:4:5:6:xtic(3) with yerrorlines lw 2 title "FECN/BECN aggressive"
     }
     unset multiplot
-    set terminal pngcairo size 900,600 font ",11"
+    set terminal pngcairo noenhanced size 900,600 font ",11"
 }
 
 f5 = dir.'/fig5'.sfx.'.csv'
