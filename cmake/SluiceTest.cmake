@@ -43,9 +43,12 @@ function(sluice_add_test)
   endif()
   if(T_RANKS)
     # sluicerun's own timeout fires first, so the job is torn down cleanly.
+    # Tests run unbound: ctest runs several jobs at once, and bound ranks of
+    # two jobs on one CPU do not yield to each other (the wire yields only
+    # when a rank is not bound), which slowed a TSan run past its timeout.
     math(EXPR job_timeout "${timeout} - 5")
     add_test(NAME ${T_NAME}
-             COMMAND $<TARGET_FILE:sluicerun> -n ${T_RANKS} --timeout ${job_timeout}
+             COMMAND $<TARGET_FILE:sluicerun> -n ${T_RANKS} --timeout ${job_timeout} --bind-to none
                      ${T_LAUNCHER_ARGS} $<TARGET_FILE:${exe}> ${T_ARGS})
     list(APPEND T_LABELS multirank)
   else()
