@@ -12,6 +12,7 @@ run() { nice -n 19 "$S" --no-check "$@"; }
 # Flit-level reference mode, 5,256 nodes: Fig. 1 and the RDRP-30 summary (one pairing per point).
 run --flit --figure 1 --seeds 1 --max-cycles 30000 --pcts 0,0.02,0.1,0.5,1 --out "$R/flit"
 run --flit --figure 5 --seeds 1 --max-cycles 30000 --limits 30 --out "$R/flit"
+run --flit --figure 4 --seeds 1 --max-cycles 30000 --pcts 0,1 --out "$R/flit"
 # Flit-level mode, 1,056 nodes: Figs. 5, 4, 1 and the BookSim validation.
 run --flit --small --figure 5 --seeds 2 --out "$R/flit"
 run --flit --validate --max-cycles 30000 --out "$R/flit"

@@ -1,9 +1,11 @@
 /* sim.h - Sluice Dragonfly network simulator (issue 5, paper 000 section 4.1).
  *
- * Packet-granular, event-driven model of an input-queued Dragonfly with
- * virtual channels, credit-based link-level flow control and an internal
- * crossbar speedup.  Time is kept in ticks of 1/3 cycle so that a 16-flit
- * packet crosses a 2.4x crossbar in an integral number of ticks (20).
+ * Input-queued Dragonfly with virtual channels, credit-based link-level
+ * flow control and an internal crossbar speedup, in two engines sharing
+ * topology, routing, traffic and endpoints: a flit-level cycle-driven
+ * reference (sim_flit.c) and a fast packet-granular event-driven model
+ * (sim_router.c).  The packet engine keeps time in ticks of 1/3 cycle so
+ * that a 16-flit packet crosses a 2.4x crossbar in an integral 20 ticks.
  */
 #ifndef SIM_H
 #define SIM_H

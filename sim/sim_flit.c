@@ -554,7 +554,7 @@ int64_t sim_flit_outside(const struct sim_net *net)
 }
 
 /* Diagnostics: packet ids of up to max flits of input VC iv, front first. */
-int sim_flit_vc_codes(const struct sim_net *net, int iv, int32_t *out, int max)
+int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
     int n = 0;

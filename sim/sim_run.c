@@ -326,7 +326,7 @@ static void sim_debug_census(const struct sim_net *net)
             blocked_vcs += net->node[net->pkt[net->in_head[iv]].dst].slow > 1;
         } else {
             int32_t codes[512];
-            int n = sim_flit_vc_codes(net, (int)iv, codes, 512);
+            int n = sim_flit_vc_pkts(net, (int)iv, codes, 512);
             for (int k = 0; k < n; k++) {
                 int s = net->node[net->pkt[codes[k]].dst].slow > 1;
                 *(s ? &slow_f : &fast_f) += 1;
