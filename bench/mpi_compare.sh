@@ -14,8 +14,10 @@ trap 'rm -rf "$tmp"' EXIT
 # protocols exist; the others go to 4 MiB.
 run() { # name mpicc launcher... -- max
     name=$1 cc=$2; shift 2
-    if ! command -v "$cc" >/dev/null 2>&1 && [ ! -x "$cc" ]; then return; fi
-    "$cc" -O2 -o "$tmp/$name" "$src" || return
+    if ! command -v "$cc" >/dev/null 2>&1 && [ ! -x "$cc" ]; then
+        echo "# $name skipped: no $cc"; return
+    fi
+    "$cc" -O2 -o "$tmp/$name" "$src" || { echo "# $name skipped: $cc failed"; return; }
     "$@" "$tmp/$name" $max $quick > "$tmp/$name.out" 2> "$tmp/$name.err" ||
         { echo "# $name failed:"; sed 's/^/#   /' "$tmp/$name.err"; return; }
     echo "$name" >> "$tmp/ran"

@@ -6,6 +6,7 @@
 #include "mpi/mpi_int.h"
 #include "p2p/p2p.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +149,16 @@ static void req_finish(mreq_t *r, const p2p_status_t *ps)
         mdt_unpack_range(r->type, r->ubuf, 0, (MPI_Count)ps->bytes, r->tmp);
 }
 
+/* Has r finished?  Collects its p2p completion once (never blocks). */
+static bool req_poll(mreq_t *r)
+{
+    p2p_status_t ps;
+    if (!r->p) return true;
+    if (!p2p_test(r->p, &ps)) return false;
+    req_finish(r, &ps);
+    return true;
+}
+
 /* Complete *h (waiting if block), copy its status, free it. */
 static int req_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const char *fname)
 {
@@ -159,14 +170,13 @@ static int req_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, c
     }
     mreq_t *r = mh_get(&req_table, (uint32_t)*h);
     if (!r) return mpi_err(NULL, MPI_ERR_REQUEST, fname, "invalid or freed request");
-    if (r->p) {
+    if (block && r->p) {
         p2p_status_t ps;
-        if (block) p2p_wait(r->p, &ps);
-        else if (!p2p_test(r->p, &ps)) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
+        p2p_wait(r->p, &ps);
         req_finish(r, &ps);
+    } else if (!req_poll(r)) {
+        *flag = 0;
+        return MPI_SUCCESS;
     }
     if (flag) *flag = 1;
     if (status != MPI_STATUS_IGNORE) *status = r->st;
@@ -174,6 +184,16 @@ static int req_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, c
     mcomm_t *c = r->comm;
     req_free(r, h);
     return err ? mpi_err(c, err, fname, NULL) : MPI_SUCCESS;
+}
+
+/* Validate an array of requests: every entry null or live. */
+static int req_array_check(int count, const MPI_Request reqs[], const char *fname)
+{
+    if (count < 0 || (count && !reqs)) return mpi_err(NULL, MPI_ERR_ARG, fname, NULL);
+    for (int i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !mh_get(&req_table, (uint32_t)reqs[i]))
+            return mpi_err(NULL, MPI_ERR_REQUEST, fname, "invalid or freed request in the array");
+    return MPI_SUCCESS;
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -258,24 +278,133 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
     MPI_CHECK_STATE("MPI_Testall");
-    if (count < 0 || !flag || (count && !requests))
-        return mpi_err(NULL, MPI_ERR_ARG, "MPI_Testall", NULL);
+    if (!flag) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
+    int err = req_array_check(count, requests, "MPI_Testall");
+    if (err) return err;
     /* all or nothing: complete only when every request is done */
     for (int i = 0; i < count; i++) {
         mreq_t *r = requests[i] == MPI_REQUEST_NULL ? NULL : mh_get(&req_table, (uint32_t)requests[i]);
-        if (!r && requests[i] != MPI_REQUEST_NULL)
-            return mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Testall", NULL);
-        if (r && r->p) {
-            p2p_status_t ps;
-            if (!p2p_test(r->p, &ps)) {
-                *flag = 0;
-                return MPI_SUCCESS;
-            }
-            req_finish(r, &ps);
+        if (r && !req_poll(r)) {
+            *flag = 0;
+            return MPI_SUCCESS;
         }
     }
     *flag = 1;
     return MPI_Waitall(count, requests, statuses);
+}
+
+/* One pass of Testany: *indx is the completed request, or MPI_UNDEFINED
+ * with *flag = 1 when no request is active. */
+static int test_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status,
+                    const char *fname)
+{
+    bool active = false;
+    *indx = MPI_UNDEFINED;
+    *flag = 0;
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL) continue;
+        active = true;
+        if (!req_poll(mh_get(&req_table, (uint32_t)reqs[i]))) continue;
+        *indx = i;
+        return req_done(&reqs[i], status, false, flag, fname);
+    }
+    if (!active) {
+        *flag = 1;
+        status_empty(status);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
+                MPI_Status *status)
+{
+    MPI_CHECK_STATE("MPI_Testany");
+    if (!indx || !flag) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Testany", "indx or flag is NULL");
+    int err = req_array_check(count, array_of_requests, "MPI_Testany");
+    return err ? err : test_any(count, array_of_requests, indx, flag, status, "MPI_Testany");
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
+{
+    MPI_CHECK_STATE("MPI_Waitany");
+    if (!indx) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Waitany", "indx is NULL");
+    int err = req_array_check(count, array_of_requests, "MPI_Waitany");
+    int flag = 0;
+    while (!err && !(err = test_any(count, array_of_requests, indx, &flag, status, "MPI_Waitany")) &&
+           !flag)
+        if (p2p_wait_progress(1000) != SL_OK) err = mpi_err(NULL, MPI_ERR_INTERN, "MPI_Waitany", NULL);
+    return err;
+}
+
+/* One pass of Testsome: completes every finished request; *outcount is
+ * MPI_UNDEFINED when none is active. */
+static int test_some(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                     MPI_Status statuses[], const char *fname)
+{
+    bool active = false, failed = false;
+    *outcount = 0;
+    for (int i = 0; i < incount; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL) continue;
+        active = true;
+        if (!req_poll(mh_get(&req_table, (uint32_t)reqs[i]))) continue;
+        MPI_Status s;
+        int flag, e = req_done(&reqs[i], &s, false, &flag, fname);
+        s.MPI_ERROR = e;
+        if (statuses != MPI_STATUSES_IGNORE) statuses[*outcount] = s;
+        indices[(*outcount)++] = i;
+        failed |= e != MPI_SUCCESS;
+    }
+    if (!active) *outcount = MPI_UNDEFINED;
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    MPI_CHECK_STATE("MPI_Testsome");
+    if (!outcount || (incount > 0 && !array_of_indices))
+        return mpi_err(NULL, MPI_ERR_ARG, "MPI_Testsome", "outcount or indices is NULL");
+    int err = req_array_check(incount, array_of_requests, "MPI_Testsome");
+    return err ? err
+               : test_some(incount, array_of_requests, outcount, array_of_indices,
+                           array_of_statuses, "MPI_Testsome");
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    MPI_CHECK_STATE("MPI_Waitsome");
+    if (!outcount || (incount > 0 && !array_of_indices))
+        return mpi_err(NULL, MPI_ERR_ARG, "MPI_Waitsome", "outcount or indices is NULL");
+    int err = req_array_check(incount, array_of_requests, "MPI_Waitsome");
+    while (!err &&
+           !(err = test_some(incount, array_of_requests, outcount, array_of_indices,
+                             array_of_statuses, "MPI_Waitsome")) &&
+           *outcount == 0)
+        if (p2p_wait_progress(1000) != SL_OK) err = mpi_err(NULL, MPI_ERR_INTERN, "MPI_Waitsome", NULL);
+    return err;
+}
+
+/* The send goes from a packed copy, so the receive may overwrite buf. */
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    MPI_CHECK_STATE("MPI_Sendrecv_replace");
+    mcomm_t *c;
+    mdt_type_t *t;
+    int err = req_check(false, buf, count, datatype, dest, sendtag, comm, &c, &t,
+                        "MPI_Sendrecv_replace");
+    if (err) return err;
+    size_t bytes = (size_t)count * (size_t)t->size;
+    if (bytes > INT_MAX)
+        return mpi_err(c, MPI_ERR_COUNT, "MPI_Sendrecv_replace", "over INT_MAX bytes");
+    void *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp) return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace", NULL);
+    if (bytes) mdt_pack(t, buf, count, tmp);
+    err = MPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, status);
+    free(tmp);
+    return err;
 }
 
 static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, bool block,

@@ -381,18 +381,25 @@ bool p2p_test(p2p_req_t *r, p2p_status_t *st)
     return true;
 }
 
+sl_status_t p2p_wait_progress(int timeout_ms)
+{
+    if (p2p_progress() > 0) return SL_OK;
+    ptl_event_t ev;
+    unsigned int which;
+    /* sleeps in the engine until an event comes (no busy loop); the
+     * timeout only bounds the time between drop checks */
+    int rc = PtlEQPoll(&P.eq, 1, timeout_ms, &ev, &which);
+    if (rc == PTL_OK || rc == PTL_EQ_DROPPED) p2p_dispatch(&ev);
+    else if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
+    p2p_check_drops();
+    return SL_OK;
+}
+
 sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
 {
     while (!r->done) {
-        if (p2p_progress() > 0) continue;
-        ptl_event_t ev;
-        unsigned int which;
-        /* sleeps in the engine until an event comes (no busy loop); the
-         * timeout only bounds the time between drop checks */
-        int rc = PtlEQPoll(&P.eq, 1, 1000, &ev, &which);
-        if (rc == PTL_OK || rc == PTL_EQ_DROPPED) p2p_dispatch(&ev);
-        else if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
-        p2p_check_drops();
+        sl_status_t s = p2p_wait_progress(1000);
+        if (s != SL_OK) return s;
     }
     if (st) *st = r->st;
     req_put(r);

@@ -67,5 +67,9 @@ sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
 
 /* Handle pending events; returns how many. */
 int p2p_progress(void);
+/* Handle pending events, or sleep until one comes (at most timeout_ms) and
+ * handle it: the blocking step of loops that wait for any of several
+ * requests (MPI_Waitany/Waitsome). */
+sl_status_t p2p_wait_progress(int timeout_ms);
 
 #endif

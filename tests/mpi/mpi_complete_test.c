@@ -1,0 +1,209 @@
+/* Completion calls on 4 ranks: Waitany/Testany and Waitsome/Testsome with
+ * arrival orders forced by handshakes (never sleeps), MPI_REQUEST_NULL
+ * entries and all-inactive arrays (MPI_UNDEFINED), truncation reported per
+ * status with MPI_ERR_IN_STATUS, 1,000 outstanding requests per pair
+ * completed in a scrambled order (receives posted first, and sends first),
+ * MPI_Sendrecv_replace around a ring with a vector type, and the error
+ * classes of bad arguments. */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPECT(cond)                                                                        \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                \
+            exit(1);                                                                        \
+        }                                                                                   \
+    } while (0)
+
+enum { NMANY = 1000, GO = 99 };
+
+/* Rank 0 lets one peer at a time send; Waitany must name exactly that one. */
+static void waitany_order(int rank)
+{
+    static const int order[3] = {3, 1, 2};
+    int got[4] = {0}, token = 1, indx, flag;
+    MPI_Request rq[5];
+    MPI_Status st;
+    if (rank != 0) {
+        int v = 1000 + rank;
+        EXPECT(MPI_Recv(&token, 1, MPI_INT, 0, GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == 0);
+        EXPECT(MPI_Send(&v, 1, MPI_INT, 0, rank, MPI_COMM_WORLD) == MPI_SUCCESS);
+        return;
+    }
+    rq[0] = MPI_REQUEST_NULL; /* inactive entries are skipped */
+    for (int p = 1; p <= 3; p++)
+        EXPECT(MPI_Irecv(&got[p], 1, MPI_INT, p, p, MPI_COMM_WORLD, &rq[p]) == MPI_SUCCESS);
+    rq[4] = MPI_REQUEST_NULL;
+    EXPECT(MPI_Testany(5, rq, &indx, &flag, &st) == MPI_SUCCESS);
+    EXPECT(!flag && indx == MPI_UNDEFINED);
+    for (int k = 0; k < 3; k++) {
+        EXPECT(MPI_Send(&token, 1, MPI_INT, order[k], GO, MPI_COMM_WORLD) == MPI_SUCCESS);
+        EXPECT(MPI_Waitany(5, rq, &indx, &st) == MPI_SUCCESS);
+        EXPECT(indx == order[k] && rq[indx] == MPI_REQUEST_NULL);
+        EXPECT(st.MPI_SOURCE == order[k] && st.MPI_TAG == order[k]);
+        EXPECT(got[order[k]] == 1000 + order[k]);
+    }
+    /* nothing active any more */
+    EXPECT(MPI_Waitany(5, rq, &indx, &st) == MPI_SUCCESS && indx == MPI_UNDEFINED);
+    EXPECT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+    EXPECT(MPI_Testany(5, rq, &indx, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    EXPECT(flag && indx == MPI_UNDEFINED);
+    EXPECT(MPI_Testany(0, NULL, &indx, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag);
+}
+
+/* Every peer sends two messages; the second is too long for its buffer.
+ * Waitsome returns each completion once, with per-status errors. */
+static void waitsome_all(int rank)
+{
+    if (rank != 0) {
+        int a[2] = {rank, 7 * rank}, b[4] = {1, 2, 3, 4};
+        EXPECT(MPI_Send(a, 2, MPI_INT, 0, 10, MPI_COMM_WORLD) == MPI_SUCCESS);
+        EXPECT(MPI_Send(b, 4, MPI_INT, 0, 11, MPI_COMM_WORLD) == MPI_SUCCESS);
+        return;
+    }
+    int a[4][2], b[4][3], seen[6] = {0}, total = 0, out, idx[6], trunc = 0;
+    MPI_Request rq[6];
+    MPI_Status sts[6];
+    for (int p = 1; p <= 3; p++) {
+        EXPECT(MPI_Irecv(a[p], 2, MPI_INT, p, 10, MPI_COMM_WORLD, &rq[2 * (p - 1)]) == 0);
+        EXPECT(MPI_Irecv(b[p], 3, MPI_INT, p, 11, MPI_COMM_WORLD, &rq[2 * p - 1]) == 0);
+    }
+    for (;;) {
+        int rc = MPI_Waitsome(6, rq, &out, idx, sts);
+        if (out == MPI_UNDEFINED) break;
+        EXPECT(out > 0 && (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS));
+        for (int k = 0; k < out; k++) {
+            int i = idx[k], p = i / 2 + 1;
+            EXPECT(i >= 0 && i < 6 && !seen[i] && rq[i] == MPI_REQUEST_NULL);
+            seen[i] = 1;
+            total++;
+            EXPECT(sts[k].MPI_SOURCE == p);
+            if (i % 2 == 0) {
+                EXPECT(sts[k].MPI_ERROR == MPI_SUCCESS && a[p][0] == p && a[p][1] == 7 * p);
+            } else {
+                EXPECT(sts[k].MPI_ERROR == MPI_ERR_TRUNCATE && rc == MPI_ERR_IN_STATUS);
+                EXPECT(b[p][0] == 1 && b[p][2] == 3);
+                trunc++;
+            }
+        }
+    }
+    EXPECT(total == 6 && trunc == 3);
+    EXPECT(MPI_Testsome(6, rq, &out, idx, MPI_STATUSES_IGNORE) == 0 && out == MPI_UNDEFINED);
+}
+
+/* A permutation of 0..n-1 from a fixed seed. */
+static void scramble(int *perm, int n, unsigned seed)
+{
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        seed = seed * 1103515245u + 12345u;
+        int j = (int)((seed >> 8) % (unsigned)(i + 1));
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* 1,000 messages 0 -> 1 with distinct tags, sent in one scrambled order and
+ * received in another; completed with Testsome (recv_first) or Waitany. */
+static void many_outstanding(int rank, int recv_first)
+{
+    static int buf[NMANY][3], perm[NMANY];
+    static MPI_Request rq[NMANY];
+    if (rank > 1) {
+        EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+        return;
+    }
+    scramble(perm, NMANY, rank == 0 ? 7u + (unsigned)recv_first : 1234u);
+    if (rank == 0) {
+        if (recv_first) EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+        for (int k = 0; k < NMANY; k++) {
+            int t = perm[k];
+            buf[t][0] = t, buf[t][1] = -t, buf[t][2] = t * 3;
+            EXPECT(MPI_Isend(buf[t], 3, MPI_INT, 1, t, MPI_COMM_WORLD, &rq[k]) == MPI_SUCCESS);
+        }
+        EXPECT(MPI_Waitall(NMANY, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        if (!recv_first) EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+        return;
+    }
+    if (!recv_first) EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS); /* all sent */
+    memset(buf, 0, sizeof buf);
+    for (int k = 0; k < NMANY; k++)
+        EXPECT(MPI_Irecv(buf[perm[k]], 3, MPI_INT, 0, perm[k], MPI_COMM_WORLD, &rq[k]) == 0);
+    if (recv_first) EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    int done = 0, out, idx[NMANY], indx;
+    MPI_Status st;
+    static MPI_Status sts[NMANY];
+    while (done < NMANY) {
+        if (recv_first) {
+            EXPECT(MPI_Testsome(NMANY, rq, &out, idx, sts) == MPI_SUCCESS && out >= 0);
+            for (int k = 0; k < out; k++) EXPECT(sts[k].MPI_TAG == perm[idx[k]]);
+            done += out;
+        } else {
+            EXPECT(MPI_Waitany(NMANY, rq, &indx, &st) == MPI_SUCCESS);
+            EXPECT(indx >= 0 && st.MPI_TAG == perm[indx] && st.MPI_SOURCE == 0);
+            done++;
+        }
+    }
+    for (int t = 0; t < NMANY; t++) EXPECT(buf[t][0] == t && buf[t][1] == -t && buf[t][2] == 3 * t);
+}
+
+/* Each rank sends its column (stride 2) right and takes its left
+ * neighbour's in place. */
+static void ring_replace(int rank, int size)
+{
+    MPI_Datatype vec;
+    double v[8];
+    MPI_Status st;
+    int n;
+    for (int i = 0; i < 8; i++) v[i] = i % 2 ? -1.0 : rank * 100 + i;
+    EXPECT(MPI_Type_vector(4, 1, 2, MPI_DOUBLE, &vec) == MPI_SUCCESS);
+    EXPECT(MPI_Type_commit(&vec) == MPI_SUCCESS);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    EXPECT(MPI_Sendrecv_replace(v, 1, vec, right, 5, left, 5, MPI_COMM_WORLD, &st) == 0);
+    EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 5);
+    EXPECT(MPI_Get_count(&st, vec, &n) == MPI_SUCCESS && n == 1);
+    for (int i = 0; i < 8; i++) EXPECT(v[i] == (i % 2 ? -1.0 : left * 100 + i));
+    EXPECT(MPI_Type_free(&vec) == MPI_SUCCESS);
+}
+
+static void bad_arguments(void)
+{
+    MPI_Request bogus[2] = {MPI_REQUEST_NULL, (MPI_Request)0x7abc1234};
+    int indx, flag, out, idx[2], cls;
+    EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    EXPECT(MPI_Waitany(2, bogus, &indx, MPI_STATUS_IGNORE) == MPI_ERR_REQUEST);
+    EXPECT(MPI_Testany(2, bogus, &indx, &flag, MPI_STATUS_IGNORE) == MPI_ERR_REQUEST);
+    EXPECT(MPI_Waitsome(2, bogus, &out, idx, MPI_STATUSES_IGNORE) == MPI_ERR_REQUEST);
+    EXPECT(MPI_Testsome(2, bogus, &out, idx, MPI_STATUSES_IGNORE) == MPI_ERR_REQUEST);
+    EXPECT(MPI_Testany(1, bogus, &indx, NULL, MPI_STATUS_IGNORE) == MPI_ERR_ARG);
+    EXPECT(MPI_Waitany(-1, bogus, &indx, MPI_STATUS_IGNORE) == MPI_ERR_ARG);
+    EXPECT(MPI_Testsome(1, bogus, NULL, idx, MPI_STATUSES_IGNORE) == MPI_ERR_ARG);
+    EXPECT(MPI_Sendrecv_replace(idx, 1, MPI_INT, 99, 0, 0, 0, MPI_COMM_WORLD,
+                                MPI_STATUS_IGNORE) == MPI_ERR_RANK);
+    EXPECT(MPI_Error_class(MPI_ERR_IN_STATUS, &cls) == MPI_SUCCESS && cls == MPI_ERR_IN_STATUS);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    EXPECT(MPI_Init(&argc, &argv) == MPI_SUCCESS);
+    EXPECT(MPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS);
+    EXPECT(MPI_Comm_size(MPI_COMM_WORLD, &size) == MPI_SUCCESS && size == 4);
+    waitany_order(rank);
+    /* truncation is an error: returned, not fatal, from here on */
+    EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    waitsome_all(rank);
+    many_outstanding(rank, 1);
+    many_outstanding(rank, 0);
+    ring_replace(rank, size);
+    bad_arguments();
+    EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (rank == 0) printf("mpi_complete_test: ok (%d ranks)\n", size);
+    EXPECT(MPI_Finalize() == MPI_SUCCESS);
+    return 0;
+}
