@@ -3,8 +3,9 @@
  * entries and all-inactive arrays (MPI_UNDEFINED), truncation reported per
  * status with MPI_ERR_IN_STATUS, 1,000 outstanding requests per pair
  * completed in a scrambled order (receives posted first, and sends first),
- * MPI_Sendrecv_replace around a ring with a vector type, and the error
- * classes of bad arguments. */
+ * MPI_Sendrecv_replace around a ring with a vector type, persistent
+ * requests (Send_init/Recv_init/Start/Startall, inactive semantics), and the
+ * error classes of bad arguments. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -171,6 +172,54 @@ static void ring_replace(int rank, int size)
     EXPECT(MPI_Type_free(&vec) == MPI_SUCCESS);
 }
 
+/* Rank 0 sends a strided block and a scalar to 1 through persistent
+ * requests, 5 rounds, new data each round; rank 1 receives them the same
+ * way (one of its receives completes through Waitany). */
+static void persistent(int rank)
+{
+    double col[8];
+    int x = -1, flag, indx;
+    MPI_Datatype vec;
+    MPI_Request rq[2];
+    MPI_Status st;
+    if (rank > 1) return;
+    EXPECT(MPI_Type_vector(4, 1, 2, MPI_DOUBLE, &vec) == MPI_SUCCESS);
+    EXPECT(MPI_Type_commit(&vec) == MPI_SUCCESS);
+    if (rank == 0) {
+        EXPECT(MPI_Send_init(col, 1, vec, 1, 3, MPI_COMM_WORLD, &rq[0]) == MPI_SUCCESS);
+        EXPECT(MPI_Send_init(&x, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &rq[1]) == MPI_SUCCESS);
+    } else {
+        EXPECT(MPI_Recv_init(col, 1, vec, 0, 3, MPI_COMM_WORLD, &rq[0]) == MPI_SUCCESS);
+        EXPECT(MPI_Recv_init(&x, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                             &rq[1]) == MPI_SUCCESS);
+    }
+    /* inactive: wait and test return at once with the empty status */
+    EXPECT(MPI_Wait(&rq[0], &st) == MPI_SUCCESS && rq[0] != MPI_REQUEST_NULL);
+    EXPECT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+    EXPECT(MPI_Test(&rq[1], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag);
+    EXPECT(MPI_Waitany(2, rq, &indx, MPI_STATUS_IGNORE) == 0 && indx == MPI_UNDEFINED);
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 8; i++) col[i] = rank == 0 ? round * 10 + i : -1.0;
+        x = rank == 0 ? 100 + round : -1;
+        EXPECT(MPI_Startall(2, rq) == MPI_SUCCESS);
+        EXPECT(MPI_Start(&rq[0]) == MPI_ERR_REQUEST); /* already active */
+        if (rank == 0) {
+            EXPECT(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+            EXPECT(rq[0] != MPI_REQUEST_NULL && rq[1] != MPI_REQUEST_NULL);
+            continue;
+        }
+        EXPECT(MPI_Waitany(2, rq, &indx, &st) == MPI_SUCCESS && (indx == 0 || indx == 1));
+        EXPECT(MPI_Wait(&rq[1 - indx], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        if (indx == 1) EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == 4);
+        EXPECT(x == 100 + round);
+        for (int i = 0; i < 8; i++) EXPECT(col[i] == (i % 2 ? -1.0 : round * 10 + i));
+    }
+    EXPECT(MPI_Request_free(&rq[0]) == MPI_SUCCESS && rq[0] == MPI_REQUEST_NULL);
+    EXPECT(MPI_Request_free(&rq[1]) == MPI_SUCCESS && rq[1] == MPI_REQUEST_NULL);
+    EXPECT(MPI_Start(&rq[0]) == MPI_ERR_REQUEST);
+    EXPECT(MPI_Type_free(&vec) == MPI_SUCCESS);
+}
+
 static void bad_arguments(void)
 {
     MPI_Request bogus[2] = {MPI_REQUEST_NULL, (MPI_Request)0x7abc1234};
@@ -185,6 +234,14 @@ static void bad_arguments(void)
     EXPECT(MPI_Testsome(1, bogus, NULL, idx, MPI_STATUSES_IGNORE) == MPI_ERR_ARG);
     EXPECT(MPI_Sendrecv_replace(idx, 1, MPI_INT, 99, 0, 0, 0, MPI_COMM_WORLD,
                                 MPI_STATUS_IGNORE) == MPI_ERR_RANK);
+    MPI_Request r, nul = MPI_REQUEST_NULL;
+    EXPECT(MPI_Request_free(&nul) == MPI_ERR_REQUEST);
+    EXPECT(MPI_Startall(-1, bogus) == MPI_ERR_ARG);
+    EXPECT(MPI_Send_init(idx, 1, MPI_INT, 0, -5, MPI_COMM_WORLD, &r) == MPI_ERR_TAG);
+    EXPECT(MPI_Recv_init(idx, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &r) == MPI_ERR_TYPE);
+    EXPECT(MPI_Irecv(idx, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+    EXPECT(MPI_Start(&r) == MPI_ERR_REQUEST); /* not persistent */
+    EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && r == MPI_REQUEST_NULL);
     EXPECT(MPI_Error_class(MPI_ERR_IN_STATUS, &cls) == MPI_SUCCESS && cls == MPI_ERR_IN_STATUS);
 }
 
@@ -201,6 +258,7 @@ int main(int argc, char **argv)
     many_outstanding(rank, 1);
     many_outstanding(rank, 0);
     ring_replace(rank, size);
+    persistent(rank);
     bad_arguments();
     EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     if (rank == 0) printf("mpi_complete_test: ok (%d ranks)\n", size);

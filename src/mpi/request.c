@@ -1,0 +1,130 @@
+/* MPI requests: generation-checked handles over a recycled pool,
+ * completion from p2p into MPI statuses (see request.h). */
+#include "mpi/request.h"
+
+#include "mpi/handle.h"
+
+#include <stdlib.h>
+
+static mh_table_t mreq_table = MH_TABLE_INIT(MH_CLASS_REQUEST);
+static mreq_t *mreq_pool; /* freed requests; MPI calls are serialised (no lock) */
+
+static mreq_t *mreq_alloc(void)
+{
+    mreq_t *r = mreq_pool;
+    if (r) mreq_pool = r->next_free;
+    else r = malloc(sizeof *r);
+    return r;
+}
+
+void mreq_status_empty(MPI_Status *s)
+{
+    if (s == MPI_STATUS_IGNORE) return;
+    s->MPI_SOURCE = MPI_PROC_NULL;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    mdt_status_set_bytes(s, 0);
+    mdt_status_set_cancelled(s, false);
+}
+
+void mreq_free(mreq_t *r, MPI_Request *h)
+{
+    if (r->type) mdt_release(r->type);
+    free(r->tmp);
+    r->next_free = mreq_pool;
+    mreq_pool = r;
+    mh_free(&mreq_table, *h);
+    *h = MPI_REQUEST_NULL;
+}
+
+mreq_t *mreq_create(MPI_Request *out)
+{
+    mreq_t *r = mreq_alloc();
+    if (!r) return NULL;
+    *r = (mreq_t){0};
+    MPI_Request h = (MPI_Request)mh_new(&mreq_table, r);
+    if (!h) {
+        r->next_free = mreq_pool;
+        mreq_pool = r;
+        return NULL;
+    }
+    *out = h;
+    return r;
+}
+
+mreq_t *mreq_get(MPI_Request h)
+{
+    return mh_get(&mreq_table, (uint32_t)h);
+}
+
+/* The request finished in p2p: its MPI status, and unpacking. */
+void mreq_finish(mreq_t *r, const p2p_status_t *ps)
+{
+    r->p = NULL;
+    r->st.MPI_SOURCE = r->recv ? mcomm_rank_of(r->comm, ps->source) : MPI_PROC_NULL;
+    r->st.MPI_TAG = r->recv ? ps->tag : MPI_ANY_TAG;
+    r->err = ps->error == SL_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    r->st.MPI_ERROR = r->err;
+    mdt_status_set_bytes(&r->st, r->recv ? (MPI_Count)ps->bytes : 0);
+    mdt_status_set_cancelled(&r->st, ps->cancelled);
+    if (r->recv && r->tmp && ps->bytes)
+        mdt_unpack_range(r->type, r->ubuf, 0, (MPI_Count)ps->bytes, r->tmp);
+}
+
+/* Has r finished?  Collects its p2p completion once (never blocks). */
+bool mreq_poll(mreq_t *r)
+{
+    p2p_status_t ps;
+    if (!r->p) return true;
+    if (!p2p_test(r->p, &ps)) return false;
+    mreq_finish(r, &ps);
+    return true;
+}
+
+/* MPI_REQUEST_NULL, or a persistent request not started (checked handle). */
+bool mreq_inactive(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL) return true;
+    mreq_t *r = mh_get(&mreq_table, (uint32_t)h);
+    return r->persistent && !r->active;
+}
+
+/* Complete *h (waiting if block) and copy its status; a persistent request
+ * becomes inactive, any other is freed. */
+int mreq_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const char *fname)
+{
+    if (!h) return mpi_err(NULL, MPI_ERR_REQUEST, fname, "request pointer is NULL");
+    mreq_t *r = *h == MPI_REQUEST_NULL ? NULL : mh_get(&mreq_table, (uint32_t)*h);
+    if (*h != MPI_REQUEST_NULL && !r)
+        return mpi_err(NULL, MPI_ERR_REQUEST, fname, "invalid or freed request");
+    if (!r || (r->persistent && !r->active)) {
+        mreq_status_empty(status);
+        if (flag) *flag = 1;
+        return MPI_SUCCESS;
+    }
+    if (block && r->p) {
+        p2p_status_t ps;
+        p2p_wait(r->p, &ps);
+        mreq_finish(r, &ps);
+    } else if (!mreq_poll(r)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    if (flag) *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = r->st;
+    int err = r->err;
+    mcomm_t *c = r->comm;
+    if (r->persistent) r->active = false;
+    else mreq_free(r, h);
+    return err ? mpi_err(c, err, fname, NULL) : MPI_SUCCESS;
+}
+
+/* Validate an array of requests: every entry null or live. */
+int mreq_array_check(int count, const MPI_Request reqs[], const char *fname)
+{
+    if (count < 0 || (count && !reqs)) return mpi_err(NULL, MPI_ERR_ARG, fname, NULL);
+    for (int i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !mh_get(&mreq_table, (uint32_t)reqs[i]))
+            return mpi_err(NULL, MPI_ERR_REQUEST, fname, "invalid or freed request in the array");
+    return MPI_SUCCESS;
+}

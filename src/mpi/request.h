@@ -1,0 +1,51 @@
+/* MPI requests: the handle table, completion and statuses, shared by
+ * pt2pt.c (starting operations) and complete.c (the wait/test family).
+ * MPI calls are serialised (MPI_THREAD_FUNNELED at most), so no lock. */
+#ifndef SLUICE_MPI_REQUEST_H
+#define SLUICE_MPI_REQUEST_H
+
+#include "mpi/datatype.h"
+#include "mpi/mpi_int.h"
+#include "p2p/p2p.h"
+
+#include <stdbool.h>
+
+typedef struct mreq {
+    struct mreq *next_free; /* pool */
+    p2p_req_t *p;        /* NULL once complete, or for MPI_PROC_NULL */
+    bool recv;
+    mcomm_t *comm;
+    void *ubuf;          /* user buffer, and a packed copy for other layouts */
+    void *tmp;
+    int count;
+    mdt_type_t *type;
+    MPI_Status st;
+    int err;
+    bool persistent;     /* MPI_Send_init/Recv_init: survives completion */
+    bool active;         /* persistent: started and not yet completed */
+    int peer, tag;       /* persistent: what MPI_Start posts */
+} mreq_t;
+
+/* A new request registered under *out, fields zeroed; NULL if out of
+ * memory or handles. */
+mreq_t *mreq_create(MPI_Request *out);
+/* Release r's type and buffers, recycle it, set *h to MPI_REQUEST_NULL. */
+void mreq_free(mreq_t *r, MPI_Request *h);
+/* The request behind a live handle, or NULL. */
+mreq_t *mreq_get(MPI_Request h);
+/* The empty status of MPI 3.1 §3.7.3 (PROC_NULL, ANY_TAG, count 0). */
+void mreq_status_empty(MPI_Status *s);
+/* r finished in p2p: fill its MPI status and unpack a packed receive. */
+void mreq_finish(mreq_t *r, const p2p_status_t *ps);
+/* Has r finished?  Collects its p2p completion once (never blocks). */
+bool mreq_poll(mreq_t *r);
+/* MPI_REQUEST_NULL, or a persistent request not started (checked handle). */
+bool mreq_inactive(MPI_Request h);
+/* Complete *h (waiting if block) and copy its status; a persistent request
+ * becomes inactive, any other is freed.  *flag = 0 when !block and not
+ * done.  Returns the request's error through the communicator's handler. */
+int mreq_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const char *fname);
+/* Every entry MPI_REQUEST_NULL or live: MPI_ERR_ARG / MPI_ERR_REQUEST. */
+int mreq_array_check(int count, const MPI_Request reqs[], const char *fname);
+
+#endif
