@@ -60,7 +60,8 @@ static int req_issue(mreq_t *r, int peer, int tag, sl_status_t *pst)
         int src = peer == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : mcomm_world(c, peer);
         *pst = p2p_irecv(addr, bytes, src, tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag, c->ctx, &r->p);
     } else {
-        *pst = p2p_isend(addr, bytes, mcomm_world(c, peer), tag, c->ctx, &r->p);
+        *pst = (r->sync ? p2p_issend : p2p_isend)(addr, bytes, mcomm_world(c, peer), tag, c->ctx,
+                                                  &r->p);
     }
     return p2p_class(*pst);
 }
@@ -74,28 +75,29 @@ static int issue_error(mcomm_t *c, int err, sl_status_t st, const char *fname)
 }
 
 /* A checked, registered request, not yet posted. */
-static int req_new(bool recv, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+static int req_new(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                    MPI_Comm comm, MPI_Request *out, mreq_t **rp, const char *fname)
 {
     mcomm_t *c = NULL;
     mdt_type_t *t = NULL;
+    bool recv = kind == MREQ_RECV;
     int err = req_check(recv, buf, count, dt, peer, tag, comm, &c, &t, fname);
     if (err != MPI_SUCCESS) return err;
     if (!out) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
     mreq_t *r = mreq_create(out);
     if (!r) return mpi_err(c, MPI_ERR_NO_MEM, fname, "out of memory or request handles");
-    *r = (mreq_t){.recv = recv, .comm = c, .ubuf = buf, .count = count, .type = t,
-                  .peer = peer, .tag = tag};
+    *r = (mreq_t){.recv = recv, .sync = kind == MREQ_SSEND, .comm = c, .ubuf = buf,
+                  .count = count, .type = t, .peer = peer, .tag = tag};
     mdt_retain(t);
     *rp = r;
     return MPI_SUCCESS;
 }
 
-static int req_start(bool recv, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+static int req_start(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                      MPI_Comm comm, MPI_Request *out, const char *fname)
 {
     mreq_t *r;
-    int err = req_new(recv, buf, count, dt, peer, tag, comm, out, &r, fname);
+    int err = req_new(kind, buf, count, dt, peer, tag, comm, out, &r, fname);
     if (err != MPI_SUCCESS) return err;
     sl_status_t st;
     if ((err = req_issue(r, peer, tag, &st)) != MPI_SUCCESS) {
@@ -110,21 +112,21 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
               MPI_Request *request)
 {
     MPI_CHECK_STATE("MPI_Isend");
-    return req_start(false, (void *)buf, count, datatype, dest, tag, comm, request, "MPI_Isend");
+    return req_start(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, request, "MPI_Isend");
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
     MPI_CHECK_STATE("MPI_Irecv");
-    return req_start(true, buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+    return req_start(MREQ_RECV, buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     MPI_CHECK_STATE("MPI_Send");
     MPI_Request r;
-    int err = req_start(false, (void *)buf, count, datatype, dest, tag, comm, &r, "MPI_Send");
+    int err = req_start(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, &r, "MPI_Send");
     return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Send");
 }
 
@@ -133,8 +135,44 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 {
     MPI_CHECK_STATE("MPI_Recv");
     MPI_Request r;
-    int err = req_start(true, buf, count, datatype, source, tag, comm, &r, "MPI_Recv");
+    int err = req_start(MREQ_RECV, buf, count, datatype, source, tag, comm, &r, "MPI_Recv");
     return err ? err : mreq_done(&r, status, true, NULL, "MPI_Recv");
+}
+
+/* Synchronous mode: complete once a receive has matched (p2p_issend). */
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    MPI_CHECK_STATE("MPI_Issend");
+    return req_start(MREQ_SSEND, (void *)buf, count, datatype, dest, tag, comm, request,
+                     "MPI_Issend");
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    MPI_CHECK_STATE("MPI_Ssend");
+    MPI_Request r;
+    int err = req_start(MREQ_SSEND, (void *)buf, count, datatype, dest, tag, comm, &r,
+                        "MPI_Ssend");
+    return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Ssend");
+}
+
+/* Ready mode: the user promises the receive is posted; a standard send is
+ * a correct implementation of that (MPI 3.1 §3.4), and costs nothing more. */
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    MPI_CHECK_STATE("MPI_Irsend");
+    return req_start(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, request,
+                     "MPI_Irsend");
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    MPI_CHECK_STATE("MPI_Rsend");
+    MPI_Request r;
+    int err = req_start(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, &r, "MPI_Rsend");
+    return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Rsend");
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -143,10 +181,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 {
     MPI_CHECK_STATE("MPI_Sendrecv");
     MPI_Request s, r;
-    int err = req_start(true, recvbuf, recvcount, recvtype, source, recvtag, comm, &r,
+    int err = req_start(MREQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, &r,
                         "MPI_Sendrecv");
     if (err) return err;
-    err = req_start(false, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, &s,
+    err = req_start(MREQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, &s,
                     "MPI_Sendrecv");
     if (err) {
         mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Sendrecv");
@@ -251,12 +289,12 @@ int MPI_Request_free(MPI_Request *request)
 
 /* ---- persistent requests -------------------------------------------------------------- */
 
-static int persistent_init(bool recv, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+static int persistent_init(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                            MPI_Comm comm, MPI_Request *out, const char *fname)
 {
     MPI_CHECK_STATE(fname);
     mreq_t *r;
-    int err = req_new(recv, buf, count, dt, peer, tag, comm, out, &r, fname);
+    int err = req_new(kind, buf, count, dt, peer, tag, comm, out, &r, fname);
     if (err == MPI_SUCCESS) r->persistent = true;
     return err;
 }
@@ -264,14 +302,28 @@ static int persistent_init(bool recv, void *buf, int count, MPI_Datatype dt, int
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
-    return persistent_init(false, (void *)buf, count, datatype, dest, tag, comm, request,
+    return persistent_init(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, request,
                            "MPI_Send_init");
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(MREQ_SSEND, (void *)buf, count, datatype, dest, tag, comm, request,
+                           "MPI_Ssend_init");
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, request,
+                           "MPI_Rsend_init");
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
-    return persistent_init(true, buf, count, datatype, source, tag, comm, request,
+    return persistent_init(MREQ_RECV, buf, count, datatype, source, tag, comm, request,
                            "MPI_Recv_init");
 }
 

@@ -14,6 +14,7 @@ typedef struct mreq {
     struct mreq *next_free; /* pool */
     p2p_req_t *p;        /* NULL once complete, or for MPI_PROC_NULL */
     bool recv;
+    bool sync;           /* a synchronous send (MPI_Ssend family) */
     mcomm_t *comm;
     void *ubuf;          /* user buffer, and a packed copy for other layouts */
     void *tmp;
@@ -25,6 +26,9 @@ typedef struct mreq {
     bool active;         /* persistent: started and not yet completed */
     int peer, tag;       /* persistent: what MPI_Start posts */
 } mreq_t;
+
+/* What a request does (pt2pt.c). */
+enum { MREQ_RECV = 1, MREQ_SEND, MREQ_SSEND };
 
 /* A new request registered under *out, fields zeroed; NULL if out of
  * memory or handles. */

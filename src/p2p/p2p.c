@@ -12,7 +12,14 @@
  * on PTL_EVENT_PUT_OVERFLOW.  One EQ takes every event; user_ptr is the
  * request.  Sends ask for counting acks: a message the peer had to drop (no
  * bounce space) shows as a failure on the ack counter and is reported, never
- * lost silently. */
+ * lost silently.
+ *
+ * Synchronous sends (MPI_Ssend) carry their request's address in hdr_data
+ * (0 for the other sends, so matching is unchanged).  The receive that
+ * matches such a message (PUT, or PUT_OVERFLOW for one that waited
+ * unexpected) echoes the value in a zero-byte put to the sender's sync PT,
+ * where one persistent ME takes it; the send completes once both that
+ * notice and its own SEND event have come. */
 #include "p2p/p2p.h"
 #include "boot/boot.h"
 #include "portals4.h"
@@ -29,6 +36,7 @@
 #define MB_KIND_SHIFT 60
 #define MB_KIND_EAGER 1ull
 #define P2P_PT 8
+#define P2P_SYNC_PT 9 /* matched notices of synchronous sends */
 #define P2P_BOUNCES 8 /* linked at start; more are added as they fill */
 #define P2P_EQ_SIZE 16384
 
@@ -37,6 +45,7 @@ enum { RQ_SEND = 1, RQ_RECV, RQ_PROBE };
 struct p2p_req {
     struct p2p_req *next_free; /* request pool */
     int kind;
+    int waits; /* sends: events still due (SEND, and the match notice) */
     bool done;
     p2p_status_t st;
     ptl_handle_me_t me;
@@ -59,6 +68,7 @@ static struct {
     ptl_handle_eq_t eq;
     ptl_handle_ct_t acks;
     ptl_handle_md_t md;
+    ptl_handle_me_t sync_me; /* takes match notices; user_ptr &P.sync_me */
     bounce_t *spare;       /* retired bounce buffers no header points into */
     p2p_req_t *free_reqs;  /* request pool (calls are serialised: no lock) */
     ptl_size_t sends;      /* puts issued: their acks are counted on `acks` */
@@ -148,6 +158,12 @@ static sl_status_t p2p_objects(void)
     ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = PTL_MD_EVENT_CT_ACK,
                    .eq_handle = P.eq, .ct_handle = P.acks};
     if (PtlMDBind(P.ni, &md, &P.md) != PTL_OK) return SL_ERR_PROTO;
+    ptl_me_t sync = {.ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                     .options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE,
+                     .match_id = {.rank = PTL_RANK_ANY}, .ignore_bits = ~(ptl_match_bits_t)0};
+    if (PtlPTAlloc(P.ni, 0, P.eq, P2P_SYNC_PT, &pt) != PTL_OK ||
+        PtlMEAppend(P.ni, P2P_SYNC_PT, &sync, PTL_PRIORITY_LIST, &P.sync_me, &P.sync_me) != PTL_OK)
+        return SL_ERR_PROTO;
     for (int i = 0; i < P2P_BOUNCES; i++) {
         sl_status_t st = bounce_add();
         if (st != SL_OK) return st;
@@ -240,6 +256,19 @@ static void recv_done(p2p_req_t *r, const ptl_event_t *ev, bool from_bounce)
     r->st.sent = (size_t)ev->rlength;
     r->st.error = ev->rlength > r->len ? SL_ERR_TRUNCATE : SL_OK;
     r->done = true;
+    if (ev->hdr_data) { /* a synchronous send: tell it it has matched */
+        int rc = PtlPut(P.md, 0, 0, PTL_NO_ACK_REQ, ev->initiator, P2P_SYNC_PT, 0, 0, NULL,
+                        ev->hdr_data);
+        if (rc != PTL_OK) sl_log_error("p2p: match notice to rank %u failed (%d)",
+                                       ev->initiator.rank, rc);
+    }
+}
+
+/* One of a send's completion events (SEND, or a synchronous send's match
+ * notice); a match notice's request is in hdr_data. */
+static void send_event(p2p_req_t *r)
+{
+    if (r && --r->waits == 0) r->done = true;
 }
 
 static void probe_done(p2p_req_t *r, const ptl_event_t *ev)
@@ -256,8 +285,11 @@ static void probe_done(p2p_req_t *r, const ptl_event_t *ev)
 static void p2p_dispatch(const ptl_event_t *ev)
 {
     switch (ev->type) {
-    case PTL_EVENT_SEND: ((p2p_req_t *)ev->user_ptr)->done = true; break;
-    case PTL_EVENT_PUT: recv_done(ev->user_ptr, ev, false); break;
+    case PTL_EVENT_SEND: send_event(ev->user_ptr); break; /* NULL: a match notice */
+    case PTL_EVENT_PUT:
+        if (ev->user_ptr == &P.sync_me) send_event((p2p_req_t *)(uintptr_t)ev->hdr_data);
+        else recv_done(ev->user_ptr, ev, false);
+        break;
     case PTL_EVENT_PUT_OVERFLOW: recv_done(ev->user_ptr, ev, true); break;
     case PTL_EVENT_SEARCH: probe_done(ev->user_ptr, ev); break;
     case PTL_EVENT_AUTO_UNLINK: /* a bounce buffer is full: link another at once */
@@ -319,17 +351,18 @@ static void req_put(p2p_req_t *r)
     P.free_reqs = r;
 }
 
-sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
-                      p2p_req_t **out)
+static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                              bool sync, p2p_req_t **out)
 {
     if (!P.up || !out || (len && !buf) || dst < 0 || dst >= P.size || tag < 0 || ctx > P2P_CTX_MAX)
         return SL_ERR_INVALID;
     if (len > P.eager_limit) return SL_ERR_UNSUPPORTED; /* rendezvous: not built yet */
     p2p_req_t *r = req_new(RQ_SEND, (void *)buf, len);
     if (!r) return SL_ERR_NOMEM;
+    r->waits = sync ? 2 : 1;
     ptl_process_t to = {.rank = (ptl_rank_t)dst};
     int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)buf, len, PTL_CT_ACK_REQ, to, P2P_PT,
-                    mbits(ctx, tag), 0, r, 0);
+                    mbits(ctx, tag), 0, r, sync ? (ptl_hdr_data_t)(uintptr_t)r : 0);
     if (rc == PTL_OK) P.sends++;
     if (rc != PTL_OK) {
         req_put(r);
@@ -337,6 +370,18 @@ sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ct
     }
     *out = r;
     return SL_OK;
+}
+
+sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                      p2p_req_t **out)
+{
+    return send_start(buf, len, dst, tag, ctx, false, out);
+}
+
+sl_status_t p2p_issend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                       p2p_req_t **out)
+{
+    return send_start(buf, len, dst, tag, ctx, true, out);
 }
 
 static ptl_me_t recv_me(void *buf, size_t len, int src, int tag, unsigned ctx, unsigned opts)

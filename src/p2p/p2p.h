@@ -43,6 +43,10 @@ sl_status_t p2p_fini(void);
  * on context ctx.  The buffer may be reused when the request completes. */
 sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
                       p2p_req_t **out);
+/* The same as a synchronous send: completes only once a receive has
+ * matched the message (MPI_Ssend). */
+sl_status_t p2p_issend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                       p2p_req_t **out);
 /* Post a receive of at most len bytes from src (or P2P_ANY_SOURCE) with tag
  * (or P2P_ANY_TAG) on ctx. */
 sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p_req_t **out);
