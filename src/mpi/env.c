@@ -1,5 +1,6 @@
 /* The MPI environment: init and finalize, errors, time, names. */
 #include "boot/boot.h"
+#include "mpi/bsend.h"
 #include "mpi/mpi_int.h"
 #include "p2p/p2p.h"
 #include "util/sys.h"
@@ -45,6 +46,7 @@ int MPI_Query_thread(int *provided)
 int MPI_Finalize(void)
 {
     MPI_CHECK_STATE("MPI_Finalize");
+    mbsend_drain(); /* buffered sends still in flight finish first */
     sl_status_t st = p2p_fini();
     mpi_state = 2;
     return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;

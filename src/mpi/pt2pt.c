@@ -4,6 +4,8 @@
  * Completion is in complete.c, the request table in request.c. */
 #include "mpi/request.h"
 
+#include "mpi/bsend.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,24 @@ static int req_check(bool recv, const void *buf, int count, MPI_Datatype dt, int
     return MPI_SUCCESS;
 }
 
+/* Buffered mode: pack into the attached buffer, send from there; the
+ * request is complete at once (no p2p request of its own). */
+static int bsend_issue(mreq_t *r, int peer, int tag, size_t bytes, sl_status_t *pst)
+{
+    void *seg = mbsend_reserve(bytes);
+    if (!seg) return MPI_ERR_BUFFER;
+    if (bytes) mdt_pack(r->type, r->ubuf, r->count, seg);
+    p2p_req_t *p;
+    *pst = p2p_isend(seg, bytes, mcomm_world(r->comm, peer), tag, r->comm->ctx, &p);
+    if (*pst != SL_OK) {
+        mbsend_release(seg);
+        return p2p_class(*pst);
+    }
+    mbsend_started(seg, p);
+    mreq_status_empty(&r->st);
+    return MPI_SUCCESS;
+}
+
 /* Post r's operation to p2p (packing a send of another layout). */
 static int req_issue(mreq_t *r, int peer, int tag, sl_status_t *pst)
 {
@@ -49,6 +69,7 @@ static int req_issue(mreq_t *r, int peer, int tag, sl_status_t *pst)
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)r->count * (size_t)r->type->size;
+    if (r->buffered) return bsend_issue(r, peer, tag, bytes, pst);
     void *addr = NULL;
     if (!mdt_is_contig(r->type, r->count, r->ubuf, &addr)) {
         if (!r->tmp && !(r->tmp = malloc(bytes ? bytes : 1))) return MPI_ERR_NO_MEM;
@@ -86,7 +107,8 @@ static int req_new(int kind, void *buf, int count, MPI_Datatype dt, int peer, in
     if (!out) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
     mreq_t *r = mreq_create(out);
     if (!r) return mpi_err(c, MPI_ERR_NO_MEM, fname, "out of memory or request handles");
-    *r = (mreq_t){.recv = recv, .sync = kind == MREQ_SSEND, .comm = c, .ubuf = buf,
+    *r = (mreq_t){.recv = recv, .sync = kind == MREQ_SSEND, .buffered = kind == MREQ_BSEND,
+                  .comm = c, .ubuf = buf,
                   .count = count, .type = t, .peer = peer, .tag = tag};
     mdt_retain(t);
     *rp = r;
@@ -155,6 +177,24 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     int err = req_start(MREQ_SSEND, (void *)buf, count, datatype, dest, tag, comm, &r,
                         "MPI_Ssend");
     return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Ssend");
+}
+
+/* Buffered mode (bsend.c): complete at once, the data waits in the
+ * attached buffer; MPI_ERR_BUFFER when it does not fit. */
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    MPI_CHECK_STATE("MPI_Ibsend");
+    return req_start(MREQ_BSEND, (void *)buf, count, datatype, dest, tag, comm, request,
+                     "MPI_Ibsend");
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    MPI_CHECK_STATE("MPI_Bsend");
+    MPI_Request r;
+    int err = req_start(MREQ_BSEND, (void *)buf, count, datatype, dest, tag, comm, &r, "MPI_Bsend");
+    return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Bsend");
 }
 
 /* Ready mode: the user promises the receive is posted; a standard send is
@@ -318,6 +358,13 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 {
     return persistent_init(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, request,
                            "MPI_Rsend_init");
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(MREQ_BSEND, (void *)buf, count, datatype, dest, tag, comm, request,
+                           "MPI_Bsend_init");
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,

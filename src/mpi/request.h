@@ -15,6 +15,7 @@ typedef struct mreq {
     p2p_req_t *p;        /* NULL once complete, or for MPI_PROC_NULL */
     bool recv;
     bool sync;           /* a synchronous send (MPI_Ssend family) */
+    bool buffered;       /* a buffered send (MPI_Bsend family) */
     mcomm_t *comm;
     void *ubuf;          /* user buffer, and a packed copy for other layouts */
     void *tmp;
@@ -28,7 +29,7 @@ typedef struct mreq {
 } mreq_t;
 
 /* What a request does (pt2pt.c). */
-enum { MREQ_RECV = 1, MREQ_SEND, MREQ_SSEND };
+enum { MREQ_RECV = 1, MREQ_SEND, MREQ_SSEND, MREQ_BSEND };
 
 /* A new request registered under *out, fields zeroed; NULL if out of
  * memory or handles. */

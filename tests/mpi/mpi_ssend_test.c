@@ -3,7 +3,9 @@
  * (seen by MPI_Probe) while the sender tests, and only the later receive
  * releases it; also receive-first, ANY_SOURCE with two synchronous senders,
  * zero bytes, MPI_PROC_NULL, a truncating receive, persistent Ssend_init,
- * and ready mode against a posted receive.  Orders come from handshakes,
+ * ready mode against a posted receive, and buffered mode (MPI_Bsend/
+ * Ibsend/Bsend_init out of an attached buffer, data copied at the call,
+ * messages held until the receiver posts, space reused, detach).  Orders come from handshakes,
  * never from sleeping. */
 #include <mpi.h>
 
@@ -137,6 +139,61 @@ static void persistent_ssend(int rank)
     }
 }
 
+/* Rank 0 sends 6 buffered messages of 100 ints through a buffer that holds
+ * 3, overwriting its data after each call; rank 1 receives only after all
+ * the calls have returned. */
+static void buffered(int rank)
+{
+    enum { N = 100, MSGS = 6 };
+    int data[4 * N] = {0}, got[N], sz = 3 * (N * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    if (rank == 0) {
+        char *mem = malloc((size_t)sz), *back = NULL;
+        int back_size = -1;
+        MPI_Request r;
+        EXPECT(MPI_Bsend(data, N, MPI_INT, 1, 20, W) == MPI_ERR_BUFFER); /* none attached */
+        EXPECT(MPI_Buffer_attach(mem, sz) == MPI_SUCCESS);
+        EXPECT(MPI_Buffer_attach(mem, sz) == MPI_ERR_BUFFER);
+        EXPECT(MPI_Bsend(data, 4 * N, MPI_INT, 1, 20, W) == MPI_ERR_BUFFER); /* too big */
+        for (int m = 0; m < MSGS; m++) {
+            for (int i = 0; i < N; i++) data[i] = m * 1000 + i;
+            if (m == 4) {
+                EXPECT(MPI_Ibsend(data, N, MPI_INT, 1, 20, W, &r) == MPI_SUCCESS);
+                EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            } else {
+                EXPECT(MPI_Bsend(data, N, MPI_INT, 1, 20, W) == MPI_SUCCESS);
+            }
+            for (int i = 0; i < N; i++) data[i] = -1; /* the message was copied */
+        }
+        /* persistent buffered send of a strided vector, twice */
+        MPI_Datatype vec;
+        EXPECT(MPI_Type_vector(N / 2, 1, 2, MPI_INT, &vec) == MPI_SUCCESS);
+        EXPECT(MPI_Type_commit(&vec) == MPI_SUCCESS);
+        EXPECT(MPI_Bsend_init(data, 1, vec, 1, 21, W, &r) == MPI_SUCCESS);
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < N; i++) data[i] = round * 7 + i;
+            EXPECT(MPI_Start(&r) == MPI_SUCCESS);
+            EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        }
+        EXPECT(MPI_Request_free(&r) == MPI_SUCCESS && MPI_Type_free(&vec) == MPI_SUCCESS);
+        EXPECT(MPI_Bsend(data, N, MPI_INT, MPI_PROC_NULL, 20, W) == MPI_SUCCESS);
+        token_send(1, 22);
+        EXPECT(MPI_Buffer_detach(&back, &back_size) == MPI_SUCCESS);
+        EXPECT(back == mem && back_size == sz);
+        EXPECT(MPI_Bsend(data, 1, MPI_INT, 1, 20, W) == MPI_ERR_BUFFER); /* detached */
+        free(mem);
+    } else if (rank == 1) {
+        token_recv(0, 22);
+        for (int m = 0; m < MSGS; m++) {
+            EXPECT(MPI_Recv(got, N, MPI_INT, 0, 20, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            for (int i = 0; i < N; i++) EXPECT(got[i] == m * 1000 + i);
+        }
+        for (int round = 0; round < 2; round++) {
+            EXPECT(MPI_Recv(got, N / 2, MPI_INT, 0, 21, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            for (int i = 0; i < N / 2; i++) EXPECT(got[i] == round * 7 + 2 * i);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -148,6 +205,7 @@ int main(int argc, char **argv)
     receive_first(rank);
     any_source_and_edges(rank);
     persistent_ssend(rank);
+    buffered(rank);
     EXPECT(MPI_Ssend(&rank, 1, MPI_INT, 5, 0, W) == MPI_ERR_RANK);
     EXPECT(MPI_Issend(&rank, 1, MPI_INT, 1, -1, W, NULL) == MPI_ERR_TAG);
     EXPECT(MPI_Barrier(W) == MPI_SUCCESS);
