@@ -4,8 +4,9 @@
  * status with MPI_ERR_IN_STATUS, 1,000 outstanding requests per pair
  * completed in a scrambled order (receives posted first, and sends first),
  * MPI_Sendrecv_replace around a ring with a vector type, persistent
- * requests (Send_init/Recv_init/Start/Startall, inactive semantics), and the
- * error classes of bad arguments. */
+ * requests (Send_init/Recv_init/Start/Startall, inactive semantics), matched
+ * probe (a wildcard receive posted between Mprobe and Mrecv never takes the
+ * probed message), and the error classes of bad arguments. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -220,6 +221,63 @@ static void persistent(int rank)
     EXPECT(MPI_Type_free(&vec) == MPI_SUCCESS);
 }
 
+/* Ranks 1-3 send 2 messages each (value = 10 * rank + seq).  Rank 0 takes
+ * each one by Mprobe, posts a competing ANY_SOURCE receive, and only then
+ * Mrecvs: the probed message must come out of Mrecv. */
+static void matched_probe(int rank)
+{
+    enum { TAG = 30 };
+    if (rank != 0) {
+        for (int seq = 0; seq < 2; seq++) {
+            int v = 10 * rank + seq;
+            EXPECT(MPI_Send(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD) == MPI_SUCCESS);
+        }
+        int five[5] = {1, 2, 3, 4, 5};
+        EXPECT(MPI_Send(five, 5, MPI_INT, 0, TAG + rank, MPI_COMM_WORLD) == MPI_SUCCESS);
+        return;
+    }
+    int seen[4][2] = {{0}}, flag = 1, got = 0;
+    MPI_Message msg;
+    MPI_Status ps, st;
+    EXPECT(MPI_Improbe(1, 77, MPI_COMM_WORLD, &flag, &msg, &st) == MPI_SUCCESS && !flag);
+    for (int k = 0; k < 3; k++) {
+        int a = -1, b = -1;
+        MPI_Request r;
+        EXPECT(MPI_Mprobe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &msg, &ps) == MPI_SUCCESS);
+        EXPECT(msg != MPI_MESSAGE_NULL && ps.MPI_TAG == TAG);
+        EXPECT(MPI_Irecv(&b, 1, MPI_INT, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &r) == 0);
+        EXPECT(MPI_Mrecv(&a, 1, MPI_INT, &msg, &st) == MPI_SUCCESS && msg == MPI_MESSAGE_NULL);
+        EXPECT(st.MPI_SOURCE == ps.MPI_SOURCE && a / 10 == ps.MPI_SOURCE);
+        EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS && b / 10 == st.MPI_SOURCE);
+        /* per-source order: the probed one is the earlier of a pair */
+        if (a / 10 == b / 10) EXPECT(a % 10 == 0 && b % 10 == 1);
+        EXPECT(!seen[a / 10][a % 10] && !seen[b / 10][b % 10]);
+        seen[a / 10][a % 10] = seen[b / 10][b % 10] = 1;
+        got += 2;
+    }
+    EXPECT(got == 6);
+    for (int p = 1; p <= 3; p++) EXPECT(seen[p][0] && seen[p][1]);
+    /* Imrecv with truncation: 5 ints into 3 */
+    int three[3] = {0}, cnt = -1;
+    MPI_Request r;
+    EXPECT(MPI_Mprobe(2, TAG + 2, MPI_COMM_WORLD, &msg, &ps) == MPI_SUCCESS);
+    EXPECT(MPI_Get_count(&ps, MPI_INT, &cnt) == MPI_SUCCESS && cnt == 5);
+    EXPECT(MPI_Imrecv(three, 3, MPI_INT, &msg, &r) == MPI_SUCCESS && msg == MPI_MESSAGE_NULL);
+    EXPECT(MPI_Wait(&r, &st) == MPI_ERR_TRUNCATE && st.MPI_SOURCE == 2);
+    EXPECT(three[0] == 1 && three[2] == 3);
+    EXPECT(MPI_Mrecv(three, 3, MPI_INT, &msg, &st) == MPI_ERR_REQUEST); /* used up */
+    for (int p = 1; p <= 3; p += 2) {
+        int five[5];
+        EXPECT(MPI_Mprobe(p, TAG + p, MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE) == 0);
+        EXPECT(MPI_Mrecv(five, 5, MPI_INT, &msg, MPI_STATUS_IGNORE) == 0 && five[4] == 5);
+    }
+    /* MPI_PROC_NULL: the no-proc message, received as an empty status */
+    EXPECT(MPI_Improbe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &msg, &st) == 0 && flag);
+    EXPECT(msg == MPI_MESSAGE_NO_PROC);
+    EXPECT(MPI_Mrecv(three, 3, MPI_INT, &msg, &st) == MPI_SUCCESS && msg == MPI_MESSAGE_NULL);
+    EXPECT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+}
+
 static void bad_arguments(void)
 {
     MPI_Request bogus[2] = {MPI_REQUEST_NULL, (MPI_Request)0x7abc1234};
@@ -259,6 +317,7 @@ int main(int argc, char **argv)
     many_outstanding(rank, 0);
     ring_replace(rank, size);
     persistent(rank);
+    matched_probe(rank);
     bad_arguments();
     EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     if (rank == 0) printf("mpi_complete_test: ok (%d ranks)\n", size);
