@@ -2,6 +2,7 @@
 #include "boot/boot.h"
 #include "mpi/bsend.h"
 #include "mpi/mpi_int.h"
+#include "mpi/request.h"
 #include "p2p/p2p.h"
 #include "util/sys.h"
 
@@ -47,6 +48,7 @@ int MPI_Finalize(void)
 {
     MPI_CHECK_STATE("MPI_Finalize");
     mbsend_drain(); /* buffered sends still in flight finish first */
+    mreq_reap_detached(true); /* and operations whose requests were freed */
     sl_status_t st = p2p_fini();
     mpi_state = 2;
     return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;

@@ -317,14 +317,12 @@ int MPI_Cancel(MPI_Request *request)
 int MPI_Request_free(MPI_Request *request)
 {
     MPI_CHECK_STATE("MPI_Request_free");
-    mreq_t *r = request && *request != MPI_REQUEST_NULL ? mreq_get(*request)
-                                                        : NULL;
+    mreq_t *r = request && *request != MPI_REQUEST_NULL ? mreq_get(*request) : NULL;
     if (!r) return mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "invalid or null request");
-    bool persistent = r->persistent;
-    /* Not yet detached: an active request is completed here (it blocks). */
-    int err = mreq_done(request, MPI_STATUS_IGNORE, true, NULL, "MPI_Request_free");
-    if (persistent) mreq_free(r, request);
-    return err;
+    /* an operation still running finishes unseen (MPI 3.1 §3.7.3) */
+    if (r->p && !mreq_poll(r)) mreq_detach(r, request);
+    else mreq_free(r, request);
+    return MPI_SUCCESS;
 }
 
 /* ---- persistent requests -------------------------------------------------------------- */

@@ -27,18 +27,52 @@ void mreq_status_empty(MPI_Status *s)
     mdt_status_set_cancelled(s, false);
 }
 
-void mreq_free(mreq_t *r, MPI_Request *h)
+static mreq_t *mreq_detached; /* freed while active: completing unseen */
+
+static void mreq_release(mreq_t *r)
 {
     if (r->type) mdt_release(r->type);
     free(r->tmp);
     r->next_free = mreq_pool;
     mreq_pool = r;
+}
+
+void mreq_free(mreq_t *r, MPI_Request *h)
+{
+    mreq_release(r);
     mh_free(&mreq_table, *h);
     *h = MPI_REQUEST_NULL;
 }
 
+void mreq_detach(mreq_t *r, MPI_Request *h)
+{
+    mh_free(&mreq_table, *h);
+    *h = MPI_REQUEST_NULL;
+    r->next_free = mreq_detached;
+    mreq_detached = r;
+}
+
+void mreq_reap_detached(bool block)
+{
+    for (mreq_t **pp = &mreq_detached; *pp;) {
+        mreq_t *r = *pp;
+        if (block && r->p) {
+            p2p_status_t ps;
+            p2p_wait(r->p, &ps);
+            mreq_finish(r, &ps);
+        }
+        if (mreq_poll(r)) {
+            *pp = r->next_free;
+            mreq_release(r);
+        } else {
+            pp = &r->next_free;
+        }
+    }
+}
+
 mreq_t *mreq_create(MPI_Request *out)
 {
+    if (mreq_detached) mreq_reap_detached(false);
     mreq_t *r = mreq_alloc();
     if (!r) return NULL;
     *r = (mreq_t){0};
@@ -116,6 +150,9 @@ int mreq_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const c
     mcomm_t *c = r->comm;
     if (r->persistent) r->active = false;
     else mreq_free(r, h);
+    /* a freed receive that finished before this one has its data in place
+     * (unpacked) by the time this one is seen complete */
+    if (mreq_detached) mreq_reap_detached(false);
     return err ? mpi_err(c, err, fname, NULL) : MPI_SUCCESS;
 }
 

@@ -36,6 +36,12 @@ enum { MREQ_RECV = 1, MREQ_SEND, MREQ_SSEND, MREQ_BSEND };
 mreq_t *mreq_create(MPI_Request *out);
 /* Release r's type and buffers, recycle it, set *h to MPI_REQUEST_NULL. */
 void mreq_free(mreq_t *r, MPI_Request *h);
+/* MPI_Request_free of an active request: the handle goes now, the request
+ * completes unseen (a receive still unpacks) and is recycled then. */
+void mreq_detach(mreq_t *r, MPI_Request *h);
+/* Recycle the detached requests that have completed (all of them, waiting,
+ * if block: MPI_Finalize). */
+void mreq_reap_detached(bool block);
 /* The request behind a live handle, or NULL. */
 mreq_t *mreq_get(MPI_Request h);
 /* The empty status of MPI 3.1 §3.7.3 (PROC_NULL, ANY_TAG, count 0). */

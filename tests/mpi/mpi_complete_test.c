@@ -6,7 +6,8 @@
  * MPI_Sendrecv_replace around a ring with a vector type, persistent
  * requests (Send_init/Recv_init/Start/Startall, inactive semantics), matched
  * probe (a wildcard receive posted between Mprobe and Mrecv never takes the
- * probed message), and the error classes of bad arguments. */
+ * probed message), MPI_Request_free of active operations, and the error
+ * classes of bad arguments. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -278,6 +279,32 @@ static void matched_probe(int rank)
     EXPECT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
 }
 
+/* MPI_Request_free on active operations: the send still arrives, and the
+ * freed receive (a strided type, so unpacked) has its data once a later
+ * message from the same sender has been received. */
+static void freed_active(int rank)
+{
+    int v[8] = {0}, last = 0;
+    MPI_Request r;
+    if (rank == 0) {
+        for (int i = 0; i < 4; i++) v[i] = 40 + i;
+        EXPECT(MPI_Isend(v, 4, MPI_INT, 1, 40, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+        EXPECT(MPI_Request_free(&r) == MPI_SUCCESS && r == MPI_REQUEST_NULL);
+        EXPECT(MPI_Recv(&last, 1, MPI_INT, 1, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == 0);
+        EXPECT(MPI_Send(&last, 1, MPI_INT, 1, 41, MPI_COMM_WORLD) == MPI_SUCCESS);
+    } else if (rank == 1) {
+        MPI_Datatype vec;
+        EXPECT(MPI_Type_vector(4, 1, 2, MPI_INT, &vec) == MPI_SUCCESS);
+        EXPECT(MPI_Type_commit(&vec) == MPI_SUCCESS);
+        EXPECT(MPI_Irecv(v, 1, vec, 0, 40, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+        EXPECT(MPI_Request_free(&r) == MPI_SUCCESS && r == MPI_REQUEST_NULL);
+        EXPECT(MPI_Type_free(&vec) == MPI_SUCCESS); /* the request keeps its type */
+        EXPECT(MPI_Send(&last, 1, MPI_INT, 0, 42, MPI_COMM_WORLD) == MPI_SUCCESS);
+        EXPECT(MPI_Recv(&last, 1, MPI_INT, 0, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == 0);
+        for (int i = 0; i < 8; i++) EXPECT(v[i] == (i % 2 ? 0 : 40 + i / 2));
+    }
+}
+
 static void bad_arguments(void)
 {
     MPI_Request bogus[2] = {MPI_REQUEST_NULL, (MPI_Request)0x7abc1234};
@@ -318,6 +345,7 @@ int main(int argc, char **argv)
     ring_replace(rank, size);
     persistent(rank);
     matched_probe(rank);
+    freed_active(rank);
     bad_arguments();
     EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     if (rank == 0) printf("mpi_complete_test: ok (%d ranks)\n", size);
