@@ -327,6 +327,18 @@ static void bad_arguments(void)
     EXPECT(MPI_Irecv(idx, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
     EXPECT(MPI_Start(&r) == MPI_ERR_REQUEST); /* not persistent */
     EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && r == MPI_REQUEST_NULL);
+    /* MPI_Alloc_mem: aligned, usable, freed once; foreign pointers refused */
+    double *mem = NULL, *zero = NULL;
+    EXPECT(MPI_Alloc_mem(1000 * sizeof(double), MPI_INFO_NULL, &mem) == MPI_SUCCESS && mem);
+    EXPECT(((unsigned long)mem & 63) == 0);
+    for (int i = 0; i < 1000; i++) mem[i] = i;
+    EXPECT(MPI_Alloc_mem(0, MPI_INFO_NULL, &zero) == MPI_SUCCESS && zero);
+    EXPECT(MPI_Alloc_mem(-1, MPI_INFO_NULL, &zero) == MPI_ERR_SIZE);
+    EXPECT(MPI_Free_mem(mem + 1) == MPI_ERR_BASE);
+    EXPECT(mem[999] == 999.0);
+    EXPECT(MPI_Free_mem(mem) == MPI_SUCCESS);
+    EXPECT(MPI_Free_mem(mem) == MPI_ERR_BASE); /* twice */
+    EXPECT(MPI_Free_mem(zero) == MPI_SUCCESS);
     EXPECT(MPI_Error_class(MPI_ERR_IN_STATUS, &cls) == MPI_SUCCESS && cls == MPI_ERR_IN_STATUS);
 }
 
