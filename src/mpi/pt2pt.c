@@ -89,10 +89,7 @@ static int req_issue(mreq_t *r, int peer, int tag, sl_status_t *pst)
 
 static int issue_error(mcomm_t *c, int err, sl_status_t st, const char *fname)
 {
-    return mpi_err(c, err, fname,
-                   st == SL_ERR_UNSUPPORTED ? "messages over SLUICE_EAGER_LIMIT need a "
-                                              "rendezvous protocol, not built yet"
-                                            : NULL);
+    return mpi_err(c, err, fname, st == SL_ERR_NOMEM ? "out of memory or rendezvous slots" : NULL);
 }
 
 /* A checked, registered request, not yet posted. */

@@ -19,7 +19,19 @@
  * matches such a message (PUT, or PUT_OVERFLOW for one that waited
  * unexpected) echoes the value in a zero-byte put to the sender's sync PT,
  * where one persistent ME takes it; the send completes once both that
- * notice and its own SEND event have come. */
+ * notice and its own SEND event have come.
+ *
+ * SEND_RNDV (paper 000 §3, RDRP) for messages over the eager limit: the
+ * sender exposes its buffer in a get-only ME on PT 10 (match bits: a 16-bit
+ * nonce naming the send, match id: the receiver) and puts the first
+ * eager_limit bytes like an eager message, kind RNDV, hdr_data = nonce <<
+ * 48 | total length.  The receive that matches it pulls the rest (up to its
+ * buffer size) with gets of rdrp_chunk bytes, at most rdrp_inflight
+ * outstanding, each reply starting the next; then it sends FIN (a zero-byte
+ * put to the sender's sync PT, hdr_data = 1 << 63 | nonce), on which the
+ * sender unlinks the ME and completes.  A rendezvous send is therefore
+ * synchronous as well.  The gets are issued by the host on each reply;
+ * chaining them as triggered gets on the MD counter is the next step. */
 #include "p2p/p2p.h"
 #include "boot/boot.h"
 #include "portals4.h"
@@ -35,8 +47,15 @@
 #define MB_CTX_SHIFT 32
 #define MB_KIND_SHIFT 60
 #define MB_KIND_EAGER 1ull
+#define MB_KIND_RNDV 2ull
+#define MB_KIND_MASK (0xfull << MB_KIND_SHIFT)
+#define MB_RESERVED_MASK (0xfffull << 48)
+#define RV_LEN_MASK ((1ull << 48) - 1)
+#define RV_FIN (1ull << 63)
+#define RV_NONCES 65536
 #define P2P_PT 8
-#define P2P_SYNC_PT 9 /* matched notices of synchronous sends */
+#define P2P_SYNC_PT 9 /* matched notices of synchronous sends, FIN of rendezvous */
+#define P2P_RNDV_PT 10 /* rendezvous senders' buffers, fetched by gets */
 #define P2P_BOUNCES 8 /* linked at start; more are added as they fill */
 #define P2P_EQ_SIZE 16384
 
@@ -51,6 +70,11 @@ struct p2p_req {
     ptl_handle_me_t me;
     void *buf;
     size_t len;
+    /* rendezvous receive: the sender, its nonce, the next offset to get,
+     * where to stop, gets in flight; rendezvous send: nonce */
+    ptl_process_t rv_peer;
+    unsigned rv_nonce, rv_inflight;
+    size_t rv_next, rv_end;
 };
 
 typedef struct bounce {
@@ -72,6 +96,9 @@ static struct {
     bounce_t *spare;       /* retired bounce buffers no header points into */
     p2p_req_t *free_reqs;  /* request pool (calls are serialised: no lock) */
     ptl_size_t sends;      /* puts issued: their acks are counted on `acks` */
+    size_t rdrp_chunk, rdrp_inflight;
+    p2p_req_t **rv_sends;  /* rendezvous sends by nonce (RV_NONCES slots) */
+    unsigned rv_next_nonce;
     unsigned progress_calls;
     bounce_t **all;        /* every bounce buffer, to free at the end */
     size_t n_all;
@@ -161,7 +188,8 @@ static sl_status_t p2p_objects(void)
     ptl_me_t sync = {.ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
                      .options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE,
                      .match_id = {.rank = PTL_RANK_ANY}, .ignore_bits = ~(ptl_match_bits_t)0};
-    if (PtlPTAlloc(P.ni, 0, P.eq, P2P_SYNC_PT, &pt) != PTL_OK ||
+    if (PtlPTAlloc(P.ni, 0, P.eq, P2P_RNDV_PT, &pt) != PTL_OK ||
+        PtlPTAlloc(P.ni, 0, P.eq, P2P_SYNC_PT, &pt) != PTL_OK ||
         PtlMEAppend(P.ni, P2P_SYNC_PT, &sync, PTL_PRIORITY_LIST, &P.sync_me, &P.sync_me) != PTL_OK)
         return SL_ERR_PROTO;
     for (int i = 0; i < P2P_BOUNCES; i++) {
@@ -182,6 +210,11 @@ sl_status_t p2p_init(int *rank, int *size)
                      "(SLUICE_EAGER_LIMIT=%ld)", bounce, eager);
         return SL_ERR_CONFIG;
     }
+    long chunk, inflight;
+    if (sl_param_int(SL_PARAM_RDRP_CHUNK, &chunk) || sl_param_int(SL_PARAM_RDRP_INFLIGHT, &inflight))
+        return SL_ERR_CONFIG;
+    P.rdrp_chunk = (size_t)chunk;
+    P.rdrp_inflight = (size_t)inflight;
     P.eager_limit = (size_t)eager;
     P.bounce_size = (size_t)bounce;
     if (PtlInit() != PTL_OK) return SL_ERR_SYS;
@@ -233,6 +266,7 @@ sl_status_t p2p_fini(void)
         free(P.all[i]);
     }
     free(P.all);
+    free(P.rv_sends);
     while (P.free_reqs) {
         p2p_req_t *r = P.free_reqs;
         P.free_reqs = r->next_free;
@@ -246,22 +280,85 @@ sl_status_t p2p_fini(void)
 
 /* ---- events -------------------------------------------------------------------------------- */
 
+static bool is_rndv(const ptl_event_t *ev)
+{
+    return (ev->match_bits & MB_KIND_MASK) >> MB_KIND_SHIFT == MB_KIND_RNDV;
+}
+
+/* A zero-byte put to a peer's sync PT: a match notice or a FIN. */
+static void notify(ptl_process_t to, ptl_hdr_data_t what)
+{
+    int rc = PtlPut(P.md, 0, 0, PTL_NO_ACK_REQ, to, P2P_SYNC_PT, 0, 0, NULL, what);
+    if (rc != PTL_OK) sl_log_error("p2p: notice to rank %u failed (%d)", to.rank, rc);
+}
+
+/* Keep up to rdrp_inflight gets of the rest of a rendezvous message going;
+ * FIN and completion once everything wanted has arrived. */
+static void rndv_pump(p2p_req_t *r)
+{
+    while (r->rv_inflight < P.rdrp_inflight && r->rv_next < r->rv_end) {
+        size_t n = r->rv_end - r->rv_next < P.rdrp_chunk ? r->rv_end - r->rv_next : P.rdrp_chunk;
+        int rc = PtlGet(P.md, (ptl_size_t)(uintptr_t)r->buf + r->rv_next, n, r->rv_peer,
+                        P2P_RNDV_PT, r->rv_nonce, r->rv_next, r);
+        if (rc != PTL_OK) {
+            sl_log_error("p2p: rendezvous get from rank %u failed (%d)", r->rv_peer.rank, rc);
+            r->st.error = SL_ERR_PROTO;
+            r->rv_end = r->rv_next; /* stop; the FIN still releases the sender */
+            break;
+        }
+        r->rv_next += n;
+        r->rv_inflight++;
+    }
+    if (r->rv_inflight == 0 && r->rv_next >= r->rv_end) {
+        notify(r->rv_peer, RV_FIN | r->rv_nonce);
+        r->done = true;
+    }
+}
+
 static void recv_done(p2p_req_t *r, const ptl_event_t *ev, bool from_bounce)
 {
     size_t n = ev->mlength < r->len ? (size_t)ev->mlength : r->len;
+    size_t sent = is_rndv(ev) ? (size_t)(ev->hdr_data & RV_LEN_MASK) : (size_t)ev->rlength;
     if (from_bounce && n) memcpy(r->buf, ev->start, n);
     r->st.source = (int)ev->initiator.rank;
     r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
-    r->st.bytes = n;
-    r->st.sent = (size_t)ev->rlength;
-    r->st.error = ev->rlength > r->len ? SL_ERR_TRUNCATE : SL_OK;
-    r->done = true;
-    if (ev->hdr_data) { /* a synchronous send: tell it it has matched */
-        int rc = PtlPut(P.md, 0, 0, PTL_NO_ACK_REQ, ev->initiator, P2P_SYNC_PT, 0, 0, NULL,
-                        ev->hdr_data);
-        if (rc != PTL_OK) sl_log_error("p2p: match notice to rank %u failed (%d)",
-                                       ev->initiator.rank, rc);
+    r->st.sent = sent;
+    r->st.bytes = sent < r->len ? sent : r->len;
+    r->st.error = sent > r->len ? SL_ERR_TRUNCATE : SL_OK;
+    if (is_rndv(ev)) { /* pull the rest (as much as fits), then FIN */
+        r->rv_peer = ev->initiator;
+        r->rv_nonce = (unsigned)(ev->hdr_data >> 48);
+        r->rv_next = n;
+        r->rv_end = r->st.bytes;
+        r->rv_inflight = 0;
+        rndv_pump(r);
+        return;
     }
+    r->done = true;
+    if (ev->hdr_data) notify(ev->initiator, ev->hdr_data); /* synchronous: it matched */
+}
+
+static void rndv_reply(p2p_req_t *r, const ptl_event_t *ev)
+{
+    r->rv_inflight--;
+    if (ev->ni_fail_type != PTL_NI_OK) {
+        r->st.error = SL_ERR_PROTO;
+        r->rv_end = r->rv_next;
+    }
+    rndv_pump(r);
+}
+
+/* FIN of a rendezvous send: its buffer has been read. */
+static void rndv_fin(unsigned nonce)
+{
+    p2p_req_t *r = P.rv_sends ? P.rv_sends[nonce] : NULL;
+    if (!r) {
+        sl_log_error("p2p: FIN for unknown rendezvous %u", nonce);
+        return;
+    }
+    P.rv_sends[nonce] = NULL;
+    PtlMEUnlink(r->me);
+    if (--r->waits == 0) r->done = true;
 }
 
 /* One of a send's completion events (SEND, or a synchronous send's match
@@ -277,7 +374,7 @@ static void probe_done(p2p_req_t *r, const ptl_event_t *ev)
     if (r->st.error == SL_OK) {
         r->st.source = (int)ev->initiator.rank;
         r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
-        r->st.sent = (size_t)ev->rlength;
+        r->st.sent = is_rndv(ev) ? (size_t)(ev->hdr_data & RV_LEN_MASK) : (size_t)ev->rlength;
     }
     r->done = true;
 }
@@ -287,9 +384,11 @@ static void p2p_dispatch(const ptl_event_t *ev)
     switch (ev->type) {
     case PTL_EVENT_SEND: send_event(ev->user_ptr); break; /* NULL: a match notice */
     case PTL_EVENT_PUT:
-        if (ev->user_ptr == &P.sync_me) send_event((p2p_req_t *)(uintptr_t)ev->hdr_data);
-        else recv_done(ev->user_ptr, ev, false);
+        if (ev->user_ptr != &P.sync_me) recv_done(ev->user_ptr, ev, false);
+        else if (ev->hdr_data & RV_FIN) rndv_fin((unsigned)(ev->hdr_data & (RV_NONCES - 1)));
+        else send_event((p2p_req_t *)(uintptr_t)ev->hdr_data);
         break;
+    case PTL_EVENT_REPLY: rndv_reply(ev->user_ptr, ev); break;
     case PTL_EVENT_PUT_OVERFLOW: recv_done(ev->user_ptr, ev, true); break;
     case PTL_EVENT_SEARCH: probe_done(ev->user_ptr, ev); break;
     case PTL_EVENT_AUTO_UNLINK: /* a bounce buffer is full: link another at once */
@@ -351,23 +450,69 @@ static void req_put(p2p_req_t *r)
     P.free_reqs = r;
 }
 
+/* A free nonce for a rendezvous send, or -1 when all are in use. */
+static int rndv_nonce(void)
+{
+    if (!P.rv_sends && !(P.rv_sends = calloc(RV_NONCES, sizeof *P.rv_sends))) return -1;
+    for (unsigned i = 0; i < RV_NONCES; i++) {
+        unsigned n = (P.rv_next_nonce + i) & (RV_NONCES - 1);
+        if (!P.rv_sends[n]) {
+            P.rv_next_nonce = n + 1;
+            return (int)n;
+        }
+    }
+    return -1;
+}
+
+/* Expose the whole buffer to the receiver's gets under a fresh nonce. */
+static sl_status_t rndv_expose(p2p_req_t *r, int dst, ptl_hdr_data_t *hdr)
+{
+    int nonce = rndv_nonce();
+    if (nonce < 0) return SL_ERR_NOMEM;
+    ptl_me_t me = {.start = r->buf, .length = r->len, .ct_handle = PTL_CT_NONE,
+                   .uid = PTL_UID_ANY,
+                   .options = PTL_ME_OP_GET | PTL_ME_EVENT_COMM_DISABLE | PTL_ME_EVENT_LINK_DISABLE,
+                   .match_id = {.rank = (ptl_rank_t)dst}, .match_bits = (ptl_match_bits_t)nonce};
+    int rc = PtlMEAppend(P.ni, P2P_RNDV_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
+    if (rc != PTL_OK) return ptl_status(rc);
+    P.rv_sends[nonce] = r;
+    r->rv_nonce = (unsigned)nonce;
+    *hdr = (ptl_hdr_data_t)nonce << 48 | (ptl_hdr_data_t)r->len;
+    return SL_OK;
+}
+
 static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, unsigned ctx,
                               bool sync, p2p_req_t **out)
 {
     if (!P.up || !out || (len && !buf) || dst < 0 || dst >= P.size || tag < 0 || ctx > P2P_CTX_MAX)
         return SL_ERR_INVALID;
-    if (len > P.eager_limit) return SL_ERR_UNSUPPORTED; /* rendezvous: not built yet */
+    if (len > RV_LEN_MASK) return SL_ERR_INVALID;
     p2p_req_t *r = req_new(RQ_SEND, (void *)buf, len);
     if (!r) return SL_ERR_NOMEM;
-    r->waits = sync ? 2 : 1;
+    bool rndv = len > P.eager_limit;
+    r->waits = sync || rndv ? 2 : 1; /* SEND, and the match notice or the FIN */
+    ptl_hdr_data_t hdr = sync ? (ptl_hdr_data_t)(uintptr_t)r : 0;
+    ptl_match_bits_t mb = mbits(ctx, tag);
+    if (rndv) {
+        sl_status_t st = rndv_expose(r, dst, &hdr);
+        if (st != SL_OK) {
+            req_put(r);
+            return st;
+        }
+        mb = (mb & ~MB_KIND_MASK) | MB_KIND_RNDV << MB_KIND_SHIFT;
+    }
     ptl_process_t to = {.rank = (ptl_rank_t)dst};
-    int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)buf, len, PTL_CT_ACK_REQ, to, P2P_PT,
-                    mbits(ctx, tag), 0, r, sync ? (ptl_hdr_data_t)(uintptr_t)r : 0);
-    if (rc == PTL_OK) P.sends++;
+    int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)buf, rndv ? P.eager_limit : len, PTL_CT_ACK_REQ,
+                    to, P2P_PT, mb, 0, r, hdr);
     if (rc != PTL_OK) {
+        if (rndv) {
+            P.rv_sends[r->rv_nonce] = NULL;
+            PtlMEUnlink(r->me);
+        }
         req_put(r);
         return ptl_status(rc);
     }
+    P.sends++;
     *out = r;
     return SL_OK;
 }
@@ -390,7 +535,8 @@ static ptl_me_t recv_me(void *buf, size_t len, int src, int tag, unsigned ctx, u
                    .options = opts,
                    .match_id = {.rank = src == P2P_ANY_SOURCE ? PTL_RANK_ANY : (ptl_rank_t)src},
                    .match_bits = mbits(ctx, tag == P2P_ANY_TAG ? 0 : tag),
-                   .ignore_bits = tag == P2P_ANY_TAG ? MB_TAG_MASK : 0};
+                   .ignore_bits = MB_KIND_MASK | MB_RESERVED_MASK |
+                                  (tag == P2P_ANY_TAG ? MB_TAG_MASK : 0)};
     return me;
 }
 

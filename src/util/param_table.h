@@ -37,6 +37,11 @@
     X(EAGER_LIMIT, "SLUICE_EAGER_LIMIT", INT, "65536", 0, 16777216,                         \
       "point-to-point messages up to this many bytes use the EAGER protocol (one put; an "  \
       "unexpected one waits in a bounce buffer)")                                          \
+    X(RDRP_CHUNK, "SLUICE_RDRP_CHUNK", INT, "524288", 4096, 1073741824,                     \
+      "bytes per get of the receiver-driven rendezvous (SEND_RNDV, paper 000 RDRP): a "     \
+      "message over SLUICE_EAGER_LIMIT is pulled by the receiver in chunks of this size")   \
+    X(RDRP_INFLIGHT, "SLUICE_RDRP_INFLIGHT", INT, "4", 1, 1024,                             \
+      "rendezvous gets a receiver keeps outstanding per message (the paper's c)")           \
     X(BOUNCE_SIZE, "SLUICE_BOUNCE_SIZE", INT, "1048576", 4096, 1073741824,                  \
       "bytes of each of the 8 bounce buffers that hold unexpected eager messages; must "    \
       "hold at least two eager messages")                                                  \

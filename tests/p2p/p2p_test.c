@@ -69,7 +69,7 @@ static void test_sizes(void)
         }
     if (rank == 0) {
         p2p_req_t *r;
-        CHECK_EQ(p2p_isend(buf, 65537, 1, 3, 0, &r), SL_ERR_UNSUPPORTED); /* rendezvous: later */
+        CHECK_EQ(p2p_isend(buf, (size_t)1 << 48, 1, 3, 0, &r), SL_ERR_INVALID); /* over 2^48-1 */
         CHECK_EQ(p2p_isend(buf, 1, size, 3, 0, &r), SL_ERR_INVALID);
         CHECK_EQ(p2p_isend(buf, 1, 1, -5, 0, &r), SL_ERR_INVALID);
     }
