@@ -16,7 +16,8 @@ run() { # name mpicc launcher... -- max
         echo "# $name skipped: no $cc"; return
     fi
     "$cc" -O2 -o "$tmp/$name" "$src" || { echo "# $name skipped: $cc failed"; return; }
-    "$@" "$tmp/$name" $max $quick > "$tmp/$name.out" 2> "$tmp/$name.err" ||
+    # a hung implementation is reported, not waited for
+    timeout 300 "$@" "$tmp/$name" $max $quick > "$tmp/$name.out" 2> "$tmp/$name.err" ||
         { echo "# $name failed:"; sed 's/^/#   /' "$tmp/$name.err"; return; }
     echo "$name" >> "$tmp/ran"
 }
