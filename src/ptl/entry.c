@@ -3,6 +3,7 @@
  * predicate of §9.2. */
 #include "ptl/ptl_int.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,10 +160,23 @@ static bool min_free_hit(const ptl_entry_t *e)
            (e->local_offset > e->bytes || e->bytes - e->local_offset < e->me.min_free);
 }
 
+/* Wait (lock released, yielding) until no message is being copied into an
+ * overflow entry of pt without its header queued yet: the copy takes
+ * microseconds, and a scan before it ends would miss that message. */
+static void ptl_pt_settle(ptl_pt_t *pt)
+{
+    while (pt->ovf_copies > 0) {
+        PTL_UNLOCK();
+        sched_yield();
+        PTL_LOCK();
+    }
+}
+
 /* Scan the unexpected list for a new priority entry; true if it was used up. */
 static bool append_scan(ptl_pt_t *pt, ptl_entry_t *e)
 {
     sl_list_t *pos, *tmp;
+    ptl_pt_settle(pt);
     sl_list_for_each_safe(pos, tmp, &pt->unexpected) {
         ptl_uh_t *uh = sl_list_entry(pos, ptl_uh_t, link);
         if (!ptl_entry_matches(e, e->ni, uh->initiator, uh->match_bits, uh->rlength,
@@ -343,6 +357,7 @@ static int entry_search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
     bool counting = (me->options & PTL_ME_EVENT_CT_OVERFLOW) != 0;
     int found = 0;
     sl_list_t *pos, *tmp;
+    ptl_pt_settle(pt);
     sl_list_for_each_safe(pos, tmp, &pt->unexpected) {
         ptl_uh_t *uh = sl_list_entry(pos, ptl_uh_t, link);
         if (!ptl_entry_matches(&e, ni, uh->initiator, uh->match_bits, uh->rlength,

@@ -58,6 +58,7 @@ typedef struct ptl_pt {
     sl_list_t prio, over;   /* ptl_entry_t, list order */
     sl_list_t unexpected;   /* ptl_uh_t, arrival order */
     int n_unexpected;
+    int ovf_copies;         /* overflow deliveries copying unlocked, header not queued yet */
     int n_entries[2];
 } ptl_pt_t;
 

@@ -335,10 +335,16 @@ static void tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t 
     bool unlink = (e->me.options & PTL_ME_USE_ONCE) ||
                   (local && e->me.min_free && (e->local_offset > e->bytes ||
                                                e->bytes - e->local_offset < e->me.min_free));
+    /* A bulk copy drops the lock: until this message's header is on the
+     * unexpected list, appends and searches on this PT wait for it
+     * (ptl_pt_settle), or a receive posted meanwhile would miss it. */
+    bool ovf = e->list == PTL_OVERFLOW_LIST;
+    if (ovf) t.pt->ovf_copies++;
     tgt_move(&t);
     void *where = ptl_region_addr(e->me.start, e->me.length, e->me.options, t.offset, 0);
-    bool queue = e->list == PTL_OVERFLOW_LIST && !(e->me.options & PTL_ME_UNEXPECTED_HDR_DISABLE);
+    bool queue = ovf && !(e->me.options & PTL_ME_UNEXPECTED_HDR_DISABLE);
     if (queue) tgt_queue_header(&t, where);
+    if (ovf) t.pt->ovf_copies--;
     tgt_events(&t, where);
     respond(&t);
     if (t.reply != t.fetch) free(t.reply);
