@@ -127,6 +127,15 @@ static int req_start(int kind, void *buf, int count, MPI_Datatype dt, int peer, 
     return MPI_SUCCESS;
 }
 
+/* A blocking call: start the operation and wait for it. */
+static int req_run(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                   MPI_Comm comm, MPI_Status *status, const char *fname)
+{
+    MPI_Request r;
+    int err = req_start(kind, buf, count, dt, peer, tag, comm, &r, fname);
+    return err ? err : mreq_done(&r, status, true, NULL, fname);
+}
+
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
@@ -144,18 +153,15 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     MPI_CHECK_STATE("MPI_Send");
-    MPI_Request r;
-    int err = req_start(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, &r, "MPI_Send");
-    return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Send");
+    return req_run(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE,
+                   "MPI_Send");
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
     MPI_CHECK_STATE("MPI_Recv");
-    MPI_Request r;
-    int err = req_start(MREQ_RECV, buf, count, datatype, source, tag, comm, &r, "MPI_Recv");
-    return err ? err : mreq_done(&r, status, true, NULL, "MPI_Recv");
+    return req_run(MREQ_RECV, buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 
 /* Synchronous mode: complete once a receive has matched (p2p_issend). */
@@ -170,10 +176,8 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     MPI_CHECK_STATE("MPI_Ssend");
-    MPI_Request r;
-    int err = req_start(MREQ_SSEND, (void *)buf, count, datatype, dest, tag, comm, &r,
-                        "MPI_Ssend");
-    return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Ssend");
+    return req_run(MREQ_SSEND, (void *)buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE,
+                   "MPI_Ssend");
 }
 
 /* Buffered mode (bsend.c): complete at once, the data waits in the
@@ -189,9 +193,8 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     MPI_CHECK_STATE("MPI_Bsend");
-    MPI_Request r;
-    int err = req_start(MREQ_BSEND, (void *)buf, count, datatype, dest, tag, comm, &r, "MPI_Bsend");
-    return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Bsend");
+    return req_run(MREQ_BSEND, (void *)buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE,
+                   "MPI_Bsend");
 }
 
 /* Ready mode: the user promises the receive is posted; a standard send is
@@ -207,9 +210,8 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     MPI_CHECK_STATE("MPI_Rsend");
-    MPI_Request r;
-    int err = req_start(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, &r, "MPI_Rsend");
-    return err ? err : mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Rsend");
+    return req_run(MREQ_SEND, (void *)buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE,
+                   "MPI_Rsend");
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,

@@ -52,16 +52,21 @@ void mreq_detach(mreq_t *r, MPI_Request *h)
     mreq_detached = r;
 }
 
+/* Has r finished?  With block, wait until it has (true then). */
+static bool mreq_complete(mreq_t *r, bool block)
+{
+    if (!block || !r->p) return mreq_poll(r);
+    p2p_status_t ps;
+    p2p_wait(r->p, &ps);
+    mreq_finish(r, &ps);
+    return true;
+}
+
 void mreq_reap_detached(bool block)
 {
     for (mreq_t **pp = &mreq_detached; *pp;) {
         mreq_t *r = *pp;
-        if (block && r->p) {
-            p2p_status_t ps;
-            p2p_wait(r->p, &ps);
-            mreq_finish(r, &ps);
-        }
-        if (mreq_poll(r)) {
+        if (mreq_complete(r, block)) {
             *pp = r->next_free;
             mreq_release(r);
         } else {
@@ -136,11 +141,7 @@ int mreq_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const c
         if (flag) *flag = 1;
         return MPI_SUCCESS;
     }
-    if (block && r->p) {
-        p2p_status_t ps;
-        p2p_wait(r->p, &ps);
-        mreq_finish(r, &ps);
-    } else if (!mreq_poll(r)) {
+    if (!mreq_complete(r, block)) {
         *flag = 0;
         return MPI_SUCCESS;
     }

@@ -629,13 +629,10 @@ bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st)
 sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st)
 {
     if (!recv_args_ok(src, tag, ctx)) return SL_ERR_INVALID;
+    /* sleep in the engine until something happens, then look again */
     while (!p2p_iprobe(src, tag, ctx, st)) {
-        /* sleep in the engine until something happens, then look again */
-        ptl_event_t ev;
-        unsigned int which;
-        int rc = PtlEQPoll(&P.eq, 1, 10, &ev, &which);
-        if (rc == PTL_OK || rc == PTL_EQ_DROPPED) p2p_dispatch(&ev);
-        else if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
+        sl_status_t s = p2p_wait_progress(10);
+        if (s != SL_OK) return s;
     }
     return SL_OK;
 }
