@@ -4,9 +4,11 @@
  * write past the receive buffer.  The MPI layer calls this; it never sees
  * Portals.
  *
- * Protocols (DESIGN.md §4): this first version has EAGER only, for messages
- * up to SLUICE_EAGER_LIMIT bytes; larger sends return SL_ERR_UNSUPPORTED
- * until the rendezvous protocols exist.
+ * Protocols (DESIGN.md §4, paper 003 Table 1): EAGER up to
+ * SLUICE_EAGER_LIMIT; above it HYBRID (sender first, up to
+ * SLUICE_HYBRID_LIMIT), RECV_RNDV (receiver first) or SEND_RNDV (the
+ * receiver-driven chunked rendezvous of paper 000); SLUICE_PROTOCOL forces
+ * one of them, or the traditional sender-initiated rendezvous.
  *
  * Threads: calls are serialised by the caller (MPI_THREAD_SERIALIZED); the
  * Portals engine underneath makes progress on its own. */
@@ -68,6 +70,15 @@ bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st);
 /* Wait until such a message is there (as MPI_Probe); SL_ERR_INVALID for bad
  * arguments. */
 sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
+
+/* How many sends used each protocol, and what became of RECEIVER_READYs
+ * (this process, since p2p_init). */
+typedef struct p2p_stats {
+    unsigned long eager, hybrid, send_rndv, recv_rndv, rdata_fallback, traditional, rr_sent,
+        rr_used, rr_stale;
+    unsigned long pulls_triggered, pulls_host; /* receiver side: how pulls were chained */
+} p2p_stats_t;
+void p2p_get_stats(p2p_stats_t *out);
 
 /* Handle pending events; returns how many. */
 int p2p_progress(void);

@@ -37,11 +37,27 @@
     X(EAGER_LIMIT, "SLUICE_EAGER_LIMIT", INT, "65536", 0, 16777216,                         \
       "point-to-point messages up to this many bytes use the EAGER protocol (one put; an "  \
       "unexpected one waits in a bounce buffer)")                                          \
+    X(HYBRID_LIMIT, "SLUICE_HYBRID_LIMIT", INT, "262144", 0, 1073741824,                     \
+      "messages over SLUICE_EAGER_LIMIT and up to this many bytes use HYBRID when the "      \
+      "sender is first (copy to a library buffer, complete at once, the receiver pulls); "  \
+      "a RECEIVER_READY already there selects RECV_RNDV (paper 003 Table 1)")              \
+    X(PROTOCOL, "SLUICE_PROTOCOL", STR, "auto", 0, 0,                                       \
+      "point-to-point protocol: auto (paper 003 Table 1 by size and arrival order), or "    \
+      "one forced for every message: eager, hybrid, send_rndv, recv_rndv, or traditional "  \
+      "(sender-initiated RTS/CTS rendezvous over SLUICE_EAGER_LIMIT, data moved by the "    \
+      "sender's next MPI call)")                                                           \
+    X(SINK_SLOWDOWN, "SLUICE_SINK_SLOWDOWN", INT, "1", 1, 64,                               \
+      "experiment knob: a receiver pulling a rendezvous message drains each chunk k "       \
+      "times slower than normal (reads it k-1 more times) before asking for more")         \
     X(RDRP_CHUNK, "SLUICE_RDRP_CHUNK", INT, "524288", 4096, 1073741824,                     \
       "bytes per get of the receiver-driven rendezvous (SEND_RNDV, paper 000 RDRP): a "     \
       "message over SLUICE_EAGER_LIMIT is pulled by the receiver in chunks of this size")   \
     X(RDRP_INFLIGHT, "SLUICE_RDRP_INFLIGHT", INT, "4", 1, 1024,                             \
       "rendezvous gets a receiver keeps outstanding per message (the paper's c)")           \
+    X(RDRP_TRIGGERED, "SLUICE_RDRP_TRIGGERED", INT, "1", 0, 1,                              \
+      "chain the rendezvous gets as triggered gets on a per-message reply counter, FIN as " \
+      "a triggered put, so the engine pulls the message with no host involvement; 0: the " \
+      "host issues each get when the previous one replies")                               \
     X(BOUNCE_SIZE, "SLUICE_BOUNCE_SIZE", INT, "1048576", 4096, 1073741824,                  \
       "bytes of each of the 8 bounce buffers that hold unexpected eager messages; must "    \
       "hold at least two eager messages")                                                  \

@@ -1,0 +1,249 @@
+/* Set-up and tear-down of the point-to-point layer: settings, the NI and
+ * its logical map, the portal table entries, and the bounce buffers that
+ * hold unexpected messages. */
+#include "p2p/p2p_int.h"
+#include "util/log.h"
+#include "util/param.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+p2p_state_t P;
+
+/* ---- bounce buffers for unexpected messages -------------------------------------------- */
+
+static sl_status_t bounce_post(bounce_t *b)
+{
+    /* every kind but RDATA: a direct put whose receive is gone must not
+     * spill its payload here, the catcher takes its header alone */
+    ptl_me_t me = {.start = b->mem, .length = P.bounce_size, .ct_handle = PTL_CT_NONE,
+                   .uid = PTL_UID_ANY,
+                   .options = PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL | PTL_ME_NO_TRUNCATE |
+                              PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE,
+                   .match_id = {.rank = PTL_RANK_ANY}, .match_bits = 0,
+                   .ignore_bits = ~MB_RDATA_BIT, .min_free = P.eager_limit};
+    return p2p_ptl_status(PtlMEAppend(P.ni, P2P_PT, &me, PTL_OVERFLOW_LIST, b, &b->me));
+}
+
+/* A bounce buffer to link: a spare one, or a new one.  The pool grows with
+ * the backlog of unexpected messages, as MPI's unexpected queue does. */
+sl_status_t p2p_bounce_add(void)
+{
+    bounce_t *b = P.spare;
+    if (b) {
+        P.spare = b->next;
+    } else {
+        bounce_t **all = realloc(P.all, (P.n_all + 1) * sizeof *all);
+        if (!all) return SL_ERR_NOMEM;
+        P.all = all;
+        if (!(b = calloc(1, sizeof *b)) || !(b->mem = malloc(P.bounce_size))) {
+            free(b);
+            return SL_ERR_NOMEM;
+        }
+        P.all[P.n_all++] = b;
+    }
+    return bounce_post(b);
+}
+
+/* ---- settings ------------------------------------------------------------------------------ */
+
+static const char *const proto_names[] = {"auto",      "eager",     "hybrid",
+                                          "send_rndv", "recv_rndv", "traditional"};
+
+const char *p2p_proto_name(int proto)
+{
+    return proto >= 0 && proto < 6 ? proto_names[proto] : "?";
+}
+
+static sl_status_t read_settings(void)
+{
+    long eager, hybrid, bounce, chunk, inflight, slow, trig;
+    if (sl_param_int(SL_PARAM_EAGER_LIMIT, &eager) ||
+        sl_param_int(SL_PARAM_HYBRID_LIMIT, &hybrid) ||
+        sl_param_int(SL_PARAM_BOUNCE_SIZE, &bounce) ||
+        sl_param_int(SL_PARAM_RDRP_CHUNK, &chunk) ||
+        sl_param_int(SL_PARAM_RDRP_INFLIGHT, &inflight) ||
+        sl_param_int(SL_PARAM_SINK_SLOWDOWN, &slow) ||
+        sl_param_int(SL_PARAM_RDRP_TRIGGERED, &trig))
+        return SL_ERR_CONFIG;
+    if (bounce < 2 * eager) {
+        sl_log_error("p2p: SLUICE_BOUNCE_SIZE=%ld must hold at least two eager messages "
+                     "(SLUICE_EAGER_LIMIT=%ld)", bounce, eager);
+        return SL_ERR_CONFIG;
+    }
+    const char *proto = sl_param_str(SL_PARAM_PROTOCOL);
+    int p = -1;
+    for (int i = 0; i < 6; i++)
+        if (proto && strcmp(proto, proto_names[i]) == 0) p = i;
+    if (p < 0) {
+        sl_log_error("p2p: SLUICE_PROTOCOL=%s is none of auto, eager, hybrid, send_rndv, "
+                     "recv_rndv, traditional", proto ? proto : "");
+        return SL_ERR_CONFIG;
+    }
+    P.proto = (p2p_proto_t)p;
+    P.eager_limit = (size_t)eager;
+    P.hybrid_limit = (size_t)(hybrid > eager ? hybrid : eager);
+    P.bounce_size = (size_t)bounce;
+    P.rdrp_chunk = (size_t)chunk;
+    P.rdrp_inflight = (size_t)inflight;
+    P.sink_slowdown = (unsigned)slow;
+    P.rdrp_triggered = trig != 0;
+    return SL_OK;
+}
+
+/* ---- set-up ------------------------------------------------------------------------------- */
+
+static sl_status_t p2p_map(void)
+{
+    ptl_process_t me, *map = calloc((size_t)P.size, sizeof *map);
+    char key[32], val[48];
+    sl_status_t st = map ? SL_OK : SL_ERR_NOMEM;
+    if (st == SL_OK) st = p2p_ptl_status(PtlGetPhysId(P.ni, &me));
+    if (st == SL_OK) {
+        snprintf(key, sizeof key, "p2p-id-%d", P.rank);
+        snprintf(val, sizeof val, "%u.%u", me.phys.nid, me.phys.pid);
+        st = boot_put(P.boot, key, val);
+    }
+    if (st == SL_OK) st = boot_fence(P.boot);
+    for (int r = 0; st == SL_OK && r < P.size; r++) {
+        snprintf(key, sizeof key, "p2p-id-%d", r);
+        st = boot_get(P.boot, key, val, sizeof val);
+        if (st == SL_OK && sscanf(val, "%u.%u", &map[r].phys.nid, &map[r].phys.pid) != 2)
+            st = SL_ERR_PROTO;
+    }
+    if (st == SL_OK) st = p2p_ptl_status(PtlSetMap(P.ni, (ptl_size_t)P.size, map));
+    free(map);
+    return st;
+}
+
+/* A persistent entry taking every zero-byte notice of one kind; user_ptr is
+ * the handle's own address, which tells the dispatcher what it was. */
+static int notice_me(ptl_pt_index_t pt, ptl_handle_me_t *h)
+{
+    ptl_me_t me = {.ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                   .options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE,
+                   .match_id = {.rank = PTL_RANK_ANY}, .ignore_bits = ~(ptl_match_bits_t)0};
+    return PtlMEAppend(P.ni, pt, &me, PTL_PRIORITY_LIST, h, h);
+}
+
+static sl_status_t p2p_objects(void)
+{
+    ptl_pt_index_t pt;
+    if (PtlEQAlloc(P.ni, P2P_EQ_SIZE, &P.eq) != PTL_OK || PtlCTAlloc(P.ni, &P.acks) != PTL_OK)
+        return SL_ERR_PROTO;
+    static const ptl_pt_index_t pts[] = {P2P_PT, P2P_SYNC_PT, P2P_RNDV_PT, P2P_RR_PT,
+                                         P2P_RECV_PT};
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
+        if (PtlPTAlloc(P.ni, 0, P.eq, pts[i], &pt) != PTL_OK) return SL_ERR_PROTO;
+    /* one MD over all memory: a send's local offset is its buffer address */
+    ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = PTL_MD_EVENT_CT_ACK,
+                   .eq_handle = P.eq, .ct_handle = P.acks};
+    if (PtlMDBind(P.ni, &md, &P.md) != PTL_OK) return SL_ERR_PROTO;
+    if (notice_me(P2P_SYNC_PT, &P.sync_me) != PTL_OK || notice_me(P2P_RR_PT, &P.rr_me) != PTL_OK)
+        return SL_ERR_PROTO;
+    /* the RDATA catcher: zero bytes, so a direct put that found no receive
+     * leaves only its header; the receive that takes it later pulls */
+    ptl_me_t c = {.ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                  .options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE,
+                  .match_id = {.rank = PTL_RANK_ANY}, .match_bits = MB_RDATA_BIT,
+                  .ignore_bits = ~MB_RDATA_BIT};
+    if (PtlMEAppend(P.ni, P2P_PT, &c, PTL_OVERFLOW_LIST, &P.catch_me, &P.catch_me) != PTL_OK)
+        return SL_ERR_PROTO;
+    for (int i = 0; i < P2P_BOUNCES; i++) {
+        sl_status_t st = p2p_bounce_add();
+        if (st != SL_OK) return st;
+    }
+    return p2p_seq_init();
+}
+
+sl_status_t p2p_init(int *rank, int *size)
+{
+    if (P.up) return SL_ERR_BUSY;
+    sl_status_t st = read_settings();
+    if (st != SL_OK) return st;
+    if (PtlInit() != PTL_OK) return SL_ERR_SYS;
+    st = boot_init(&P.boot);
+    if (st != SL_OK) goto err_ptl;
+    P.rank = boot_get_info(P.boot)->rank;
+    P.size = boot_get_info(P.boot)->size;
+    /* MPI programs may post many receives and leave many messages
+     * unexpected: ask for the engine's largest lists */
+    ptl_ni_limits_t want = {.max_entries = INT32_MAX, .max_unexpected_headers = INT32_MAX,
+                            .max_mds = INT32_MAX, .max_cts = INT32_MAX, .max_eqs = 64, .max_pt_index = 63,
+                            .max_iovecs = 1024, .max_list_size = INT32_MAX,
+                            .max_triggered_ops = INT32_MAX, .max_msg_size = PTL_SIZE_MAX,
+                            .max_atomic_size = 512, .max_fetch_atomic_size = 512,
+                            .max_volatile_size = 512};
+    st = p2p_ptl_status(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL,
+                                  PTL_PID_ANY, &want, NULL, &P.ni));
+    if (st == SL_OK) st = p2p_map();
+    if (st == SL_OK) st = p2p_objects();
+    /* every rank's receive structures exist before anyone sends */
+    if (st == SL_OK) st = boot_fence(P.boot);
+    if (st != SL_OK) goto err_boot;
+    P.up = true;
+    *rank = P.rank;
+    *size = P.size;
+    return SL_OK;
+err_boot:
+    boot_fini(P.boot);
+err_ptl:
+    PtlFini();
+    return st;
+}
+
+void p2p_get_stats(p2p_stats_t *out)
+{
+    *out = P.stats;
+}
+
+static void print_stats(void)
+{
+    const p2p_stats_t *s = &P.stats;
+    fprintf(stderr,
+            "sluice p2p rank %d [%s]: eager %lu hybrid %lu send_rndv %lu recv_rndv %lu "
+            "(fallback %lu) traditional %lu; RECEIVER_READY sent %lu used %lu stale %lu; pulls "
+            "triggered %lu host %lu\n",
+            P.rank, p2p_proto_name(P.proto), s->eager, s->hybrid, s->send_rndv, s->recv_rndv,
+            s->rdata_fallback, s->traditional, s->rr_sent, s->rr_used, s->rr_stale,
+            s->pulls_triggered, s->pulls_host);
+}
+
+sl_status_t p2p_fini(void)
+{
+    if (!P.up) return SL_ERR_INVALID;
+    /* every ack we are owed has come back (a late one would find its
+     * operation gone with the NI), and every HYBRID copy has been read */
+    ptl_ct_event_t acks;
+    while (PtlCTGet(P.acks, &acks) == PTL_OK && acks.success + acks.failure < P.sends) {
+        p2p_progress();
+        PtlCTWait(P.acks, P.sends, &acks);
+    }
+    for (int s = 0; P.hybrid_pending > 0 && s < 60; s++)
+        if (p2p_wait_progress(1000) != SL_OK) break;
+    if (P.hybrid_pending)
+        sl_log_error("p2p: rank %d finalizes with %u HYBRID send(s) never received", P.rank,
+                     P.hybrid_pending);
+    p2p_check_drops();
+    long stats = 0;
+    if (sl_param_int(SL_PARAM_STATS, &stats) == SL_OK && stats) print_stats();
+    boot_fence(P.boot);
+    PtlNIFini(P.ni); /* releases MEs, MD, EQ, CT with the NI */
+    for (size_t i = 0; i < P.n_all; i++) {
+        free(P.all[i]->mem);
+        free(P.all[i]);
+    }
+    free(P.all);
+    free(P.nonces);
+    p2p_seq_fini();
+    while (P.free_reqs) {
+        p2p_req_t *r = P.free_reqs;
+        P.free_reqs = r->next_free;
+        free(r);
+    }
+    boot_fini(P.boot);
+    PtlFini();
+    memset(&P, 0, sizeof P);
+    return SL_OK;
+}

@@ -1,0 +1,162 @@
+/* Internals of the point-to-point layer, shared by its files:
+ *   init.c      set-up and tear-down, bounce buffers
+ *   send.c      protocol choice and the sender side of every protocol
+ *   recv.c      receives, RECEIVER_READY, the receiver side, probe, cancel
+ *   pull.c      the receiver-driven chunked pull (SEND_RNDV, HYBRID, fallback)
+ *   seq.c       per-peer, per-tag sequence counters and stored RECEIVER_READYs
+ *   progress.c  events, requests, nonces, completion
+ * Design notes and the wire formats: docs/P2P.md. */
+#ifndef SL_P2P_INT_H
+#define SL_P2P_INT_H
+
+#include "boot/boot.h"
+#include "p2p/p2p.h"
+#include "portals4.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Match bits: [63..60 kind][59..48 reserved][47..32 context][31..0 tag]. */
+#define MB_TAG_MASK 0xffffffffull
+#define MB_CTX_SHIFT 32
+#define MB_KIND_SHIFT 60
+#define MB_KIND_MASK (0xfull << MB_KIND_SHIFT)
+#define MB_RESERVED_MASK (0xfffull << 48)
+/* RDATA has the top bit alone: bounce buffers take every other kind, the
+ * zero-length catcher only RDATA (a direct put whose receive has gone) */
+enum { KIND_EAGER = 1, KIND_RNDV = 2, KIND_RTS = 3, KIND_RDATA = 8 };
+#define MB_RDATA_BIT (1ull << 63)
+
+/* hdr_data of RNDV, RTS and RDATA: sender nonce << 48 | message length. */
+#define RV_LEN_MASK ((1ull << 48) - 1)
+#define RV_NONCES 65536
+/* hdr_data of notices on the sync PT: a synchronous send's match notice is
+ * the request address (bits 63, 62 clear); FIN = bit 63 | sender nonce;
+ * CTS = bit 62 | receiver nonce << 16 | sender nonce. */
+#define NT_FIN (1ull << 63)
+#define NT_CTS (1ull << 62)
+
+#define P2P_PT 8      /* messages: receives (priority), bounces and catcher (overflow) */
+#define P2P_SYNC_PT 9 /* match notices, FIN, CTS */
+#define P2P_RNDV_PT 10 /* senders' buffers, read by the receiver's gets */
+#define P2P_RR_PT 11  /* RECEIVER_READY notices */
+#define P2P_RECV_PT 12 /* receivers' buffers, written by the traditional rendezvous */
+#define P2P_BOUNCES 8
+#define P2P_EQ_SIZE 16384
+
+typedef enum {
+    P2P_PROTO_AUTO,
+    P2P_PROTO_EAGER,
+    P2P_PROTO_HYBRID,
+    P2P_PROTO_SEND_RNDV,
+    P2P_PROTO_RECV_RNDV,
+    P2P_PROTO_TRADITIONAL
+} p2p_proto_t;
+
+enum { RQ_SEND = 1, RQ_RECV, RQ_PROBE, RQ_HYBRID /* library copy of a HYBRID send */ };
+
+struct p2p_req {
+    struct p2p_req *next_free;
+    int kind;
+    int waits; /* sends: events still due before completion */
+    bool done;
+    bool matched; /* receives: the message has matched (maybe still arriving) */
+    p2p_status_t st;
+    ptl_handle_me_t me;
+    void *buf;
+    size_t len;
+    /* receives: the (source, tag, ctx) posted, and whether they are specific */
+    int src, tag;
+    unsigned ctx;
+    bool wild;
+    uint32_t seq; /* specific receives: their place among receives for (src, ctx, tag) */
+    /* nonce-addressed traffic: the peer, our nonce (sends, traditional
+     * receives), and the pull's progress (next offset, end, gets in flight) */
+    ptl_process_t rv_peer;
+    unsigned rv_nonce, rv_inflight;
+    size_t rv_next, rv_end;
+    ptl_handle_me_t rv_me; /* traditional receive: the exposed buffer */
+    bool rv_trig;          /* a triggered pull: its own MD and reply counter */
+    ptl_handle_md_t rv_md;
+    ptl_handle_ct_t rv_ct;
+};
+
+typedef struct bounce {
+    struct bounce *next;
+    char *mem;
+    ptl_handle_me_t me;
+} bounce_t;
+
+typedef struct p2p_state {
+    bool up;
+    boot_t *boot;
+    int rank, size;
+    p2p_proto_t proto;
+    size_t eager_limit, hybrid_limit, bounce_size, rdrp_chunk, rdrp_inflight;
+    unsigned sink_slowdown;
+    bool rdrp_triggered;
+    ptl_handle_ni_t ni;
+    ptl_handle_eq_t eq;
+    ptl_handle_ct_t acks;
+    ptl_handle_md_t md;
+    ptl_handle_me_t sync_me, rr_me, catch_me; /* user_ptr: their own address */
+    bounce_t *spare;
+    bounce_t **all;
+    size_t n_all;
+    p2p_req_t *free_reqs;
+    ptl_size_t sends;       /* puts with counting acks on `acks` */
+    p2p_req_t **nonces;     /* requests addressed by nonce (RV_NONCES slots) */
+    unsigned next_nonce;
+    unsigned hybrid_pending; /* library copies not yet read by their receiver */
+    unsigned wild_pending;   /* wildcard receives whose source/tag is unresolved */
+    unsigned progress_calls;
+    p2p_stats_t stats;
+} p2p_state_t;
+
+extern p2p_state_t P;
+
+/* init.c */
+sl_status_t p2p_bounce_add(void);
+const char *p2p_proto_name(int proto);
+
+/* progress.c */
+sl_status_t p2p_ptl_status(int rc);
+p2p_req_t *p2p_req_new(int kind, void *buf, size_t len);
+void p2p_req_put(p2p_req_t *r);
+/* One of the events a request waits for has come; completes it at zero. */
+void p2p_req_event(p2p_req_t *r);
+int p2p_nonce_get(p2p_req_t *r);
+p2p_req_t *p2p_nonce_take(unsigned nonce);
+void p2p_check_drops(void);
+bool p2p_wait_search(p2p_req_t *probe);
+void p2p_notify(ptl_process_t to, ptl_hdr_data_t what);
+ptl_match_bits_t p2p_mbits(unsigned kind, unsigned ctx, int tag);
+unsigned p2p_kind(ptl_match_bits_t mb);
+
+/* send.c */
+void p2p_send_cts(const ptl_event_t *ev); /* a CTS reached a traditional sender */
+void p2p_send_ack(p2p_req_t *r, const ptl_event_t *ev); /* ACK of an RDATA put */
+void p2p_send_fin(unsigned nonce);
+
+/* recv.c */
+void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev);
+void p2p_recv_data(p2p_req_t *r, const ptl_event_t *ev); /* traditional data landed */
+void p2p_probe_done(p2p_req_t *r, const ptl_event_t *ev);
+
+/* pull.c */
+void p2p_pull_start(p2p_req_t *r, ptl_process_t from, unsigned nonce, size_t have, size_t end);
+void p2p_pull_reply(p2p_req_t *r, const ptl_event_t *ev);
+void p2p_pull_fin_sent(p2p_req_t *r);
+
+/* seq.c: counters of messages sent to / receives posted for (peer, ctx, tag) */
+sl_status_t p2p_seq_init(void);
+void p2p_seq_fini(void);
+/* The sequence number of the next send to (peer, ctx, tag), and whether a
+ * RECEIVER_READY for exactly that send is stored (consumed if so). */
+bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq);
+uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag);
+void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq);
+void p2p_seq_rr_arrived(const ptl_event_t *ev);
+
+#endif

@@ -1,0 +1,207 @@
+/* Events, requests, nonces and completion.  One EQ takes every event of the
+ * layer; user_ptr is the request, or the address of one of the persistent
+ * notice entries (sync, RECEIVER_READY), which says what a PUT was. */
+#include "p2p/p2p_int.h"
+#include "util/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+sl_status_t p2p_ptl_status(int rc)
+{
+    return rc == PTL_OK ? SL_OK : rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_PROTO;
+}
+
+ptl_match_bits_t p2p_mbits(unsigned kind, unsigned ctx, int tag)
+{
+    return (ptl_match_bits_t)kind << MB_KIND_SHIFT |
+           (ptl_match_bits_t)(ctx & P2P_CTX_MAX) << MB_CTX_SHIFT |
+           ((ptl_match_bits_t)(uint32_t)tag & MB_TAG_MASK);
+}
+
+unsigned p2p_kind(ptl_match_bits_t mb)
+{
+    return (unsigned)((mb & MB_KIND_MASK) >> MB_KIND_SHIFT);
+}
+
+/* A zero-byte put to a peer's sync PT: a match notice, FIN or CTS. */
+void p2p_notify(ptl_process_t to, ptl_hdr_data_t what)
+{
+    int rc = PtlPut(P.md, 0, 0, PTL_NO_ACK_REQ, to, P2P_SYNC_PT, 0, 0, NULL, what);
+    if (rc != PTL_OK) sl_log_error("p2p: notice to rank %u failed (%d)", to.rank, rc);
+}
+
+/* ---- requests and nonces ---------------------------------------------------------------- */
+
+p2p_req_t *p2p_req_new(int kind, void *buf, size_t len)
+{
+    p2p_req_t *r = P.free_reqs;
+    if (r) P.free_reqs = r->next_free;
+    else if (!(r = malloc(sizeof *r))) return NULL;
+    *r = (p2p_req_t){.kind = kind, .buf = buf, .len = len, .me = PTL_INVALID_HANDLE,
+                     .rv_me = PTL_INVALID_HANDLE};
+    return r;
+}
+
+void p2p_req_put(p2p_req_t *r)
+{
+    r->next_free = P.free_reqs;
+    P.free_reqs = r;
+}
+
+void p2p_req_event(p2p_req_t *r)
+{
+    if (!r || --r->waits > 0) return;
+    if (r->kind == RQ_HYBRID) { /* the library copy has been read: release it */
+        free(r->buf);
+        P.hybrid_pending--;
+        p2p_req_put(r);
+        return;
+    }
+    r->done = true;
+}
+
+/* A free nonce naming r in nonce-addressed traffic, or -1 if all are taken. */
+int p2p_nonce_get(p2p_req_t *r)
+{
+    if (!P.nonces && !(P.nonces = calloc(RV_NONCES, sizeof *P.nonces))) return -1;
+    for (unsigned i = 0; i < RV_NONCES; i++) {
+        unsigned n = (P.next_nonce + i) & (RV_NONCES - 1);
+        if (!P.nonces[n]) {
+            P.next_nonce = n + 1;
+            P.nonces[n] = r;
+            r->rv_nonce = n;
+            return (int)n;
+        }
+    }
+    return -1;
+}
+
+p2p_req_t *p2p_nonce_take(unsigned nonce)
+{
+    p2p_req_t *r = P.nonces ? P.nonces[nonce & (RV_NONCES - 1)] : NULL;
+    if (r) P.nonces[nonce & (RV_NONCES - 1)] = NULL;
+    else sl_log_error("p2p: notice for unknown nonce %u", nonce);
+    return r;
+}
+
+/* ---- events -------------------------------------------------------------------------------- */
+
+static void sync_notice(const ptl_event_t *ev)
+{
+    if (ev->hdr_data & NT_FIN) p2p_send_fin((unsigned)(ev->hdr_data & (RV_NONCES - 1)));
+    else if (ev->hdr_data & NT_CTS) p2p_send_cts(ev);
+    else p2p_req_event((p2p_req_t *)(uintptr_t)ev->hdr_data); /* it matched */
+}
+
+static void put_event(const ptl_event_t *ev)
+{
+    if (ev->user_ptr == &P.sync_me) sync_notice(ev);
+    else if (ev->user_ptr == &P.rr_me) p2p_seq_rr_arrived(ev);
+    else if (ev->pt_index == P2P_RECV_PT) p2p_recv_data(ev->user_ptr, ev);
+    else p2p_recv_matched(ev->user_ptr, ev);
+}
+
+static void p2p_dispatch(const ptl_event_t *ev)
+{
+    switch (ev->type) {
+    case PTL_EVENT_SEND: /* NULL: a notice; a receive: its triggered FIN */
+        if (ev->user_ptr && ((p2p_req_t *)ev->user_ptr)->kind == RQ_RECV)
+            p2p_pull_fin_sent(ev->user_ptr);
+        else
+            p2p_req_event(ev->user_ptr);
+        break;
+    case PTL_EVENT_ACK: p2p_send_ack(ev->user_ptr, ev); break;
+    case PTL_EVENT_PUT: put_event(ev); break;
+    case PTL_EVENT_PUT_OVERFLOW: p2p_recv_matched(ev->user_ptr, ev); break;
+    case PTL_EVENT_REPLY: p2p_pull_reply(ev->user_ptr, ev); break;
+    case PTL_EVENT_SEARCH: p2p_probe_done(ev->user_ptr, ev); break;
+    case PTL_EVENT_AUTO_UNLINK: /* a bounce buffer is full: link another at once */
+        if (p2p_bounce_add() != SL_OK) sl_log_error("p2p: no memory for a bounce buffer");
+        break;
+    case PTL_EVENT_AUTO_FREE: { /* no header points into it any more: a spare */
+        bounce_t *b = ev->user_ptr;
+        b->next = P.spare;
+        P.spare = b;
+        break;
+    }
+    default: break;
+    }
+}
+
+void p2p_check_drops(void)
+{
+    ptl_ct_event_t acks;
+    if (PtlCTGet(P.acks, &acks) == PTL_OK && acks.failure) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "p2p: %llu message(s) from rank %d were dropped by their receiver (out of "
+                 "unexpected-message buffers: SLUICE_BOUNCE_SIZE)",
+                 (unsigned long long)acks.failure, P.rank);
+        boot_abort(P.boot, 75, msg);
+    }
+}
+
+int p2p_progress(void)
+{
+    int n = 0;
+    ptl_event_t ev;
+    int rc;
+    while ((rc = PtlEQGet(P.eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
+        if (rc == PTL_EQ_DROPPED) sl_log_error("p2p: event queue overflowed: events lost");
+        p2p_dispatch(&ev);
+        n++;
+    }
+    /* a drop is fatal anyway: look every 64 passes (and whenever a wait
+     * sleeps), not on every message */
+    if ((++P.progress_calls & 63) == 0) p2p_check_drops();
+    return n;
+}
+
+sl_status_t p2p_wait_progress(int timeout_ms)
+{
+    if (p2p_progress() > 0) return SL_OK;
+    ptl_event_t ev;
+    unsigned int which;
+    /* sleeps in the engine until an event comes (no busy loop); the
+     * timeout only bounds the time between drop checks */
+    int rc = PtlEQPoll(&P.eq, 1, timeout_ms, &ev, &which);
+    if (rc == PTL_OK || rc == PTL_EQ_DROPPED) p2p_dispatch(&ev);
+    else if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
+    p2p_check_drops();
+    return SL_OK;
+}
+
+/* Wait for the SEARCH event of a probe (posted inside PtlMESearch; events
+ * that precede it are handled on the way). */
+bool p2p_wait_search(p2p_req_t *probe)
+{
+    while (!probe->done) {
+        ptl_event_t ev;
+        unsigned int which;
+        int rc = PtlEQPoll(&P.eq, 1, PTL_TIME_FOREVER, &ev, &which);
+        if (rc != PTL_OK && rc != PTL_EQ_DROPPED) return false;
+        p2p_dispatch(&ev);
+    }
+    return true;
+}
+
+bool p2p_test(p2p_req_t *r, p2p_status_t *st)
+{
+    if (!r->done) p2p_progress();
+    if (!r->done) return false;
+    if (st) *st = r->st;
+    p2p_req_put(r);
+    return true;
+}
+
+sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
+{
+    while (!r->done) {
+        sl_status_t s = p2p_wait_progress(1000);
+        if (s != SL_OK) return s;
+    }
+    if (st) *st = r->st;
+    p2p_req_put(r);
+    return SL_OK;
+}

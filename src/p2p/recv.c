@@ -1,0 +1,193 @@
+/* The receiver side.  A receive is a use-once ME on the priority list over
+ * the user buffer: Portals does MPI matching (in order, oldest unexpected
+ * header first, ANY_SOURCE as PTL_RANK_ANY, ANY_TAG as ignore bits on the
+ * tag) and truncation (an ME never takes more than its length; the header
+ * says what was sent).  What happens on a match depends on the kind of the
+ * message (see send.c).
+ *
+ * A specific receive larger than the eager limit announces itself with a
+ * RECEIVER_READY (zero-byte put to the sender's PT 11, match bits = context
+ * and tag, hdr_data = the receive's number among receives for that source,
+ * context and tag), unless a wildcard receive is still unresolved: its
+ * eventual source and tag would shift the numbers (paper 003 §4.1). */
+#include "p2p/p2p_int.h"
+#include "util/log.h"
+
+#include <string.h>
+
+static size_t sent_size(const ptl_event_t *ev)
+{
+    return p2p_kind(ev->match_bits) == KIND_EAGER ? (size_t)ev->rlength
+                                                  : (size_t)(ev->hdr_data & RV_LEN_MASK);
+}
+
+static void receiver_ready(p2p_req_t *r)
+{
+    ptl_process_t to = {.rank = (ptl_rank_t)r->src};
+    int rc = PtlPut(P.md, 0, 0, PTL_NO_ACK_REQ, to, P2P_RR_PT, p2p_mbits(0, r->ctx, r->tag), 0,
+                    NULL, (ptl_hdr_data_t)r->seq);
+    if (rc == PTL_OK) P.stats.rr_sent++;
+}
+
+static ptl_me_t recv_me(void *buf, size_t len, int src, int tag, unsigned ctx, unsigned opts)
+{
+    ptl_me_t me = {.start = buf, .length = len, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                   .options = opts,
+                   .match_id = {.rank = src == P2P_ANY_SOURCE ? PTL_RANK_ANY : (ptl_rank_t)src},
+                   .match_bits = p2p_mbits(0, ctx, tag == P2P_ANY_TAG ? 0 : tag),
+                   .ignore_bits = MB_KIND_MASK | MB_RESERVED_MASK |
+                                  (tag == P2P_ANY_TAG ? MB_TAG_MASK : 0)};
+    return me;
+}
+
+static bool recv_args_ok(int src, int tag, unsigned ctx)
+{
+    return P.up && (src == P2P_ANY_SOURCE || (src >= 0 && src < P.size)) &&
+           (tag == P2P_ANY_TAG || tag >= 0) && ctx <= P2P_CTX_MAX;
+}
+
+sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p_req_t **out)
+{
+    if (!out || (len && !buf) || !recv_args_ok(src, tag, ctx)) return SL_ERR_INVALID;
+    p2p_req_t *r = p2p_req_new(RQ_RECV, buf, len);
+    if (!r) return SL_ERR_NOMEM;
+    r->src = src;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->wild = src == P2P_ANY_SOURCE || tag == P2P_ANY_TAG;
+    ptl_me_t me = recv_me(buf, len, src, tag, ctx,
+                          PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE |
+                              PTL_ME_EVENT_UNLINK_DISABLE);
+    int rc = PtlMEAppend(P.ni, P2P_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
+    if (rc != PTL_OK) {
+        p2p_req_put(r);
+        return p2p_ptl_status(rc);
+    }
+    if (r->wild) P.wild_pending++;
+    else r->seq = p2p_seq_recv(src, ctx, tag);
+    if (len > P.eager_limit) {
+        /* a rendezvous message already here starts its pull now, so that
+         * the engine moves it while the application computes after
+         * MPI_Irecv; one that matched needs no RECEIVER_READY */
+        p2p_progress();
+        if (!r->wild && !r->matched && P.wild_pending == 0 &&
+            (P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV))
+            receiver_ready(r);
+    }
+    *out = r;
+    return SL_OK;
+}
+
+/* Traditional rendezvous: expose the buffer and answer CTS. */
+static void clear_to_send(p2p_req_t *r, const ptl_event_t *ev)
+{
+    unsigned snonce = (unsigned)(ev->hdr_data >> 48);
+    if (p2p_nonce_get(r) >= 0) {
+        ptl_me_t me = {.start = r->buf, .length = r->len, .ct_handle = PTL_CT_NONE,
+                       .uid = PTL_UID_ANY,
+                       .options = PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE |
+                                  PTL_ME_EVENT_UNLINK_DISABLE,
+                       .match_id = ev->initiator, .match_bits = r->rv_nonce};
+        if (PtlMEAppend(P.ni, P2P_RECV_PT, &me, PTL_PRIORITY_LIST, r, &r->rv_me) == PTL_OK) {
+            p2p_notify(ev->initiator, NT_CTS | (ptl_hdr_data_t)r->rv_nonce << 16 | snonce);
+            return;
+        }
+        P.nonces[r->rv_nonce] = NULL;
+    }
+    /* out of nonces or entries: the sender waits for a CTS that never comes */
+    sl_log_error("p2p: cannot expose a receive buffer for rank %u's rendezvous",
+                 ev->initiator.rank);
+    r->st.error = SL_ERR_NOMEM;
+    r->done = true;
+}
+
+/* The message for receive r has matched (PUT into its buffer, or
+ * PUT_OVERFLOW when it had arrived first). */
+void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
+{
+    unsigned kind = p2p_kind(ev->match_bits);
+    size_t sent = sent_size(ev);
+    size_t have = ev->mlength < r->len ? (size_t)ev->mlength : r->len;
+    r->matched = true;
+    r->st.source = (int)ev->initiator.rank;
+    r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
+    r->st.sent = sent;
+    r->st.bytes = sent < r->len ? sent : r->len;
+    r->st.error = sent > r->len ? SL_ERR_TRUNCATE : SL_OK;
+    if (r->wild) { /* resolved: count it for its actual source and tag */
+        P.wild_pending--;
+        (void)p2p_seq_recv(r->st.source, r->ctx, r->st.tag);
+    }
+    if (ev->type == PTL_EVENT_PUT_OVERFLOW && have) memcpy(r->buf, ev->start, have);
+    unsigned nonce = (unsigned)(ev->hdr_data >> 48);
+    switch (kind) {
+    case KIND_RNDV: p2p_pull_start(r, ev->initiator, nonce, have, r->st.bytes); return;
+    case KIND_RDATA:
+        if (ev->type == PTL_EVENT_PUT_OVERFLOW) /* its receive had gone: pull it */
+            p2p_pull_start(r, ev->initiator, nonce, 0, r->st.bytes);
+        else
+            r->done = true; /* the data is in place; the sender has its ack */
+        return;
+    case KIND_RTS: clear_to_send(r, ev); return;
+    default:
+        if (have < r->st.bytes) { /* never: bounces do not truncate */
+            sl_log_error("p2p: message from rank %d arrived with %zu of %zu bytes",
+                         r->st.source, have, r->st.bytes);
+            r->st.error = SL_ERR_PROTO;
+        }
+        r->done = true;
+        if (ev->hdr_data) p2p_notify(ev->initiator, ev->hdr_data); /* synchronous: matched */
+    }
+}
+
+/* Traditional rendezvous: the data has been written into the buffer. */
+void p2p_recv_data(p2p_req_t *r, const ptl_event_t *ev)
+{
+    P.nonces[r->rv_nonce] = NULL;
+    if (ev->ni_fail_type != PTL_NI_OK) r->st.error = SL_ERR_PROTO;
+    r->done = true;
+}
+
+void p2p_probe_done(p2p_req_t *r, const ptl_event_t *ev)
+{
+    r->st.error = ev->ni_fail_type == PTL_NI_OK ? SL_OK : SL_ERR_NOTFOUND;
+    if (r->st.error == SL_OK) {
+        r->st.source = (int)ev->initiator.rank;
+        r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
+        r->st.sent = sent_size(ev);
+    }
+    r->done = true;
+}
+
+bool p2p_cancel(p2p_req_t *r)
+{
+    if (r->kind != RQ_RECV || r->done || PtlMEUnlink(r->me) != PTL_OK) return false;
+    if (r->wild) P.wild_pending--;
+    else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->seq);
+    r->st.cancelled = true;
+    r->done = true;
+    return true;
+}
+
+bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st)
+{
+    if (!recv_args_ok(src, tag, ctx)) return false;
+    p2p_progress(); /* messages already in our mailbox become unexpected headers */
+    p2p_req_t probe = {.kind = RQ_PROBE};
+    ptl_me_t me = recv_me(NULL, 0, src, tag, ctx, PTL_ME_OP_PUT | PTL_ME_USE_ONCE);
+    if (PtlMESearch(P.ni, P2P_PT, &me, PTL_SEARCH_ONLY, &probe) != PTL_OK) return false;
+    if (!p2p_wait_search(&probe) || probe.st.error != SL_OK) return false;
+    if (st) *st = probe.st;
+    return true;
+}
+
+sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st)
+{
+    if (!recv_args_ok(src, tag, ctx)) return SL_ERR_INVALID;
+    /* sleep in the engine until something happens, then look again */
+    while (!p2p_iprobe(src, tag, ctx, st)) {
+        sl_status_t s = p2p_wait_progress(10);
+        if (s != SL_OK) return s;
+    }
+    return SL_OK;
+}

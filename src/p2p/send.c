@@ -1,0 +1,224 @@
+/* The sender side: protocol choice (paper 003 Table 1, DESIGN.md §4) and
+ * each protocol's first steps.
+ *
+ *   EAGER      one put of the whole message (kind EAGER); done at SEND.
+ *   SEND_RNDV  the buffer is exposed to gets (PT 10, match bits = nonce,
+ *              match id = receiver); the first eager_limit bytes go with a
+ *              put of kind RNDV, hdr_data = nonce << 48 | length; the
+ *              receiver pulls the rest and sends FIN, which completes us.
+ *   HYBRID     the same from a library copy: the send completes at once,
+ *              FIN releases the copy.
+ *   RECV_RNDV  a RECEIVER_READY for exactly this send is stored: the whole
+ *              message goes in one put of kind RDATA with a full ack.  It
+ *              lands in the posted receive (ack from the priority list:
+ *              done, no FIN).  Should that receive be gone, the zero-byte
+ *              catcher takes the header, and the receive that matches it
+ *              later pulls the message like a SEND_RNDV (the buffer is
+ *              exposed beforehand for that case), then FIN.
+ *   TRADITIONAL the sender-initiated rendezvous: RTS (zero bytes, kind RTS),
+ *              the receiver answers CTS with a buffer it exposed, and the
+ *              sender writes the data when it next makes progress. */
+#include "p2p/p2p_int.h"
+#include "util/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Forced protocols (SLUICE_PROTOCOL) apply over the eager limit, as the
+ * automatic choice does; eager forces EAGER for every size.  A test that
+ * wants every message on one rendezvous protocol sets the limit to 0. */
+static p2p_proto_t choose(size_t len, bool sync, bool rr_stored)
+{
+    if (P.proto == P2P_PROTO_EAGER || len <= P.eager_limit) return P2P_PROTO_EAGER;
+    switch (P.proto) {
+    case P2P_PROTO_AUTO:
+        if (rr_stored) return P2P_PROTO_RECV_RNDV;
+        /* HYBRID completes before any match: not a synchronous send */
+        return len <= P.hybrid_limit && !sync ? P2P_PROTO_HYBRID : P2P_PROTO_SEND_RNDV;
+    case P2P_PROTO_HYBRID: return sync ? P2P_PROTO_SEND_RNDV : P2P_PROTO_HYBRID;
+    default: return P.proto;
+    }
+}
+
+static int put(p2p_req_t *r, const void *from, size_t len, ptl_ack_req_t ack, int dst,
+               ptl_match_bits_t mb, ptl_hdr_data_t hdr)
+{
+    ptl_process_t to = {.rank = (ptl_rank_t)dst};
+    int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)from, len, ack, to, P2P_PT, mb, 0, r, hdr);
+    if (rc == PTL_OK) P.sends++;
+    return rc;
+}
+
+/* Expose r's buffer to dst's gets under a fresh nonce. */
+static sl_status_t expose(p2p_req_t *r, int dst)
+{
+    if (p2p_nonce_get(r) < 0) return SL_ERR_NOMEM;
+    ptl_me_t me = {.start = r->buf, .length = r->len, .ct_handle = PTL_CT_NONE,
+                   .uid = PTL_UID_ANY,
+                   .options = PTL_ME_OP_GET | PTL_ME_EVENT_COMM_DISABLE | PTL_ME_EVENT_LINK_DISABLE,
+                   .match_id = {.rank = (ptl_rank_t)dst},
+                   .match_bits = (ptl_match_bits_t)r->rv_nonce};
+    int rc = PtlMEAppend(P.ni, P2P_RNDV_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
+    if (rc != PTL_OK) P.nonces[r->rv_nonce] = NULL;
+    return p2p_ptl_status(rc);
+}
+
+static void unexpose(p2p_req_t *r)
+{
+    P.nonces[r->rv_nonce] = NULL;
+    PtlMEUnlink(r->me);
+}
+
+static ptl_hdr_data_t rv_hdr(const p2p_req_t *r)
+{
+    return (ptl_hdr_data_t)r->rv_nonce << 48 | (ptl_hdr_data_t)r->len;
+}
+
+/* SEND_RNDV, and the library side of HYBRID: expose, put the first part. */
+static sl_status_t send_rndv(p2p_req_t *r, int dst, unsigned ctx, int tag)
+{
+    sl_status_t st = expose(r, dst);
+    if (st != SL_OK) return st;
+    r->waits = 2; /* SEND, FIN */
+    size_t first = r->len < P.eager_limit ? r->len : P.eager_limit;
+    int rc = put(r, r->buf, first, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_RNDV, ctx, tag), rv_hdr(r));
+    if (rc != PTL_OK) unexpose(r);
+    return p2p_ptl_status(rc);
+}
+
+static sl_status_t send_hybrid(p2p_req_t *r, int dst, unsigned ctx, int tag)
+{
+    void *copy = malloc(r->len ? r->len : 1);
+    p2p_req_t *h = copy ? p2p_req_new(RQ_HYBRID, copy, r->len) : NULL;
+    if (!h) {
+        free(copy);
+        return SL_ERR_NOMEM;
+    }
+    memcpy(copy, r->buf, r->len);
+    sl_status_t st = send_rndv(h, dst, ctx, tag);
+    if (st != SL_OK) {
+        free(copy);
+        p2p_req_put(h);
+        return st;
+    }
+    P.hybrid_pending++;
+    r->done = true; /* the user's buffer is free already */
+    return SL_OK;
+}
+
+static sl_status_t send_rdata(p2p_req_t *r, int dst, unsigned ctx, int tag)
+{
+    sl_status_t st = expose(r, dst); /* only read if the receive has gone */
+    if (st != SL_OK) return st;
+    r->waits = 2; /* SEND, and the ack from the receive (or FIN after a pull) */
+    int rc = put(r, r->buf, r->len, PTL_ACK_REQ, dst, p2p_mbits(KIND_RDATA, ctx, tag), rv_hdr(r));
+    if (rc != PTL_OK) unexpose(r);
+    return p2p_ptl_status(rc);
+}
+
+static sl_status_t send_rts(p2p_req_t *r, int dst, unsigned ctx, int tag)
+{
+    if (p2p_nonce_get(r) < 0) return SL_ERR_NOMEM;
+    r->waits = 3; /* SEND of the RTS, CTS, SEND of the data */
+    int rc = put(r, r->buf, 0, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_RTS, ctx, tag), rv_hdr(r));
+    if (rc != PTL_OK) P.nonces[r->rv_nonce] = NULL;
+    return p2p_ptl_status(rc);
+}
+
+static sl_status_t send_eager(p2p_req_t *r, int dst, unsigned ctx, int tag, bool sync)
+{
+    r->waits = sync ? 2 : 1; /* SEND, and the match notice */
+    ptl_hdr_data_t hdr = sync ? (ptl_hdr_data_t)(uintptr_t)r : 0;
+    return p2p_ptl_status(
+        put(r, r->buf, r->len, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_EAGER, ctx, tag), hdr));
+}
+
+static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                              bool sync, p2p_req_t **out)
+{
+    if (!P.up || !out || (len && !buf) || dst < 0 || dst >= P.size || tag < 0 ||
+        ctx > P2P_CTX_MAX || len > RV_LEN_MASK)
+        return SL_ERR_INVALID;
+    p2p_req_t *r = p2p_req_new(RQ_SEND, (void *)buf, len);
+    if (!r) return SL_ERR_NOMEM;
+    /* absorb RECEIVER_READYs that have come in before looking for one */
+    if (len > P.eager_limit && P.proto == P2P_PROTO_AUTO) p2p_progress();
+    uint32_t seq;
+    bool rr = p2p_seq_send(dst, ctx, tag, &seq);
+    sl_status_t st;
+    switch (choose(len, sync, rr)) {
+    case P2P_PROTO_EAGER: st = send_eager(r, dst, ctx, tag, sync), P.stats.eager++; break;
+    case P2P_PROTO_HYBRID: st = send_hybrid(r, dst, ctx, tag), P.stats.hybrid++; break;
+    case P2P_PROTO_RECV_RNDV:
+        st = send_rdata(r, dst, ctx, tag), P.stats.recv_rndv++;
+        P.stats.rr_used += rr;
+        break;
+    case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
+    default: st = send_rndv(r, dst, ctx, tag), P.stats.send_rndv++; break;
+    }
+    if (st != SL_OK) {
+        p2p_req_put(r);
+        return st;
+    }
+    *out = r;
+    return SL_OK;
+}
+
+sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                      p2p_req_t **out)
+{
+    return send_start(buf, len, dst, tag, ctx, false, out);
+}
+
+sl_status_t p2p_issend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                       p2p_req_t **out)
+{
+    return send_start(buf, len, dst, tag, ctx, true, out);
+}
+
+/* ---- later steps ---------------------------------------------------------------------------- */
+
+/* FIN: the receiver has read our exposed buffer. */
+void p2p_send_fin(unsigned nonce)
+{
+    p2p_req_t *r = p2p_nonce_take(nonce);
+    if (!r) return;
+    PtlMEUnlink(r->me);
+    p2p_req_event(r);
+}
+
+/* The ack of a direct (RDATA) put: in the posted receive, or in the catcher. */
+void p2p_send_ack(p2p_req_t *r, const ptl_event_t *ev)
+{
+    if (ev->ni_fail_type != PTL_NI_OK) {
+        r->st.error = SL_ERR_PROTO;
+        sl_log_error("p2p: direct put to rank %u failed (%d)", ev->initiator.rank,
+                     (int)ev->ni_fail_type);
+        unexpose(r);
+        p2p_req_event(r);
+    } else if (ev->ptl_list == PTL_PRIORITY_LIST) {
+        unexpose(r); /* delivered; nobody will read the exposed buffer */
+        p2p_req_event(r);
+    } else {
+        P.stats.rdata_fallback++; /* the receive pulls it later and sends FIN */
+    }
+}
+
+/* CTS of the traditional rendezvous: write the data into the buffer the
+ * receiver exposed. */
+void p2p_send_cts(const ptl_event_t *ev)
+{
+    p2p_req_t *r = p2p_nonce_take((unsigned)(ev->hdr_data & (RV_NONCES - 1)));
+    if (!r) return;
+    ptl_match_bits_t rnonce = (ev->hdr_data >> 16) & (RV_NONCES - 1);
+    int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)r->buf, r->len, PTL_CT_ACK_REQ, ev->initiator,
+                    P2P_RECV_PT, rnonce, 0, r, 0);
+    if (rc == PTL_OK) {
+        P.sends++;
+    } else {
+        sl_log_error("p2p: rendezvous data to rank %u failed (%d)", ev->initiator.rank, rc);
+        r->st.error = SL_ERR_PROTO;
+        p2p_req_event(r); /* no SEND will come */
+    }
+    p2p_req_event(r);
+}

@@ -1,0 +1,293 @@
+/* The protocol suite (paper 003 Table 1) on 2 ranks, under whatever
+ * SLUICE_PROTOCOL ctest sets: for medium (eager < n <= hybrid limit) and
+ * large messages, standard and synchronous sends, full-size and truncating
+ * receives, in the three arrival orders (sender first, receiver first,
+ * together), arranged by handshakes on another tag and never by sleeping.
+ * Each case checks the data, the guard bytes after a truncating receive,
+ * the status, and which protocol the sender used (p2p_get_stats deltas).
+ * Then: RECEIVER_READY suppressed for ANY_SOURCE, a RECEIVER_READY made
+ * stale by an eager message on the same tag, and a receive cancelled after
+ * announcing itself (the direct put lands in the catcher and is pulled by
+ * the next receive). */
+#include "p2p/p2p.h"
+
+#include <mpi.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPECT(cond)                                                                        \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            fprintf(stderr, "FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, #cond, g_case);   \
+            exit(1);                                                                        \
+        }                                                                                   \
+    } while (0)
+
+enum { SENDER_FIRST, RECEIVER_FIRST, TOGETHER };
+enum { P_EAGER, P_HYBRID, P_SEND_RNDV, P_RECV_RNDV, P_TRADITIONAL, P_N };
+static const char *const pname[] = {"eager", "hybrid", "send_rndv", "recv_rndv", "traditional"};
+static const char *const oname[] = {"sender first", "receiver first", "together"};
+
+static const MPI_Comm W = MPI_COMM_WORLD;
+static char g_case[160];
+static const char *g_mode = "auto";
+static size_t g_medium, g_large, g_hybrid_limit;
+#define GUARD 64
+#define TOKEN_TAG 999
+
+static unsigned char pat(size_t i, int seed)
+{
+    return (unsigned char)(i * 7u + (i >> 11) + (unsigned)seed * 13u);
+}
+
+static void token_send(int to)
+{
+    int t = 1;
+    EXPECT(MPI_Send(&t, 1, MPI_INT, to, TOKEN_TAG, W) == MPI_SUCCESS);
+}
+
+static void token_recv(int from)
+{
+    int t = 0;
+    EXPECT(MPI_Recv(&t, 1, MPI_INT, from, TOKEN_TAG, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+}
+
+static void proto_counts(unsigned long c[P_N])
+{
+    p2p_stats_t s;
+    p2p_get_stats(&s);
+    c[P_EAGER] = s.eager;
+    c[P_HYBRID] = s.hybrid;
+    c[P_SEND_RNDV] = s.send_rndv;
+    c[P_RECV_RNDV] = s.recv_rndv;
+    c[P_TRADITIONAL] = s.traditional;
+}
+
+/* The protocols the sender may legitimately pick for this case (bit mask). */
+static unsigned expected(size_t n, int order, int sync)
+{
+    if (!strcmp(g_mode, "eager")) return 1u << P_EAGER;
+    if (!strcmp(g_mode, "hybrid")) return 1u << (sync ? P_SEND_RNDV : P_HYBRID);
+    if (!strcmp(g_mode, "send_rndv")) return 1u << P_SEND_RNDV;
+    if (!strcmp(g_mode, "recv_rndv")) return 1u << P_RECV_RNDV;
+    if (!strcmp(g_mode, "traditional")) return 1u << P_TRADITIONAL;
+    unsigned first = (n <= g_hybrid_limit && !sync) ? 1u << P_HYBRID : 1u << P_SEND_RNDV;
+    if (order == RECEIVER_FIRST) return 1u << P_RECV_RNDV;
+    if (order == TOGETHER) return first | 1u << P_RECV_RNDV;
+    return first;
+}
+
+static void check_protocol(const unsigned long before[P_N], unsigned allowed)
+{
+    unsigned long after[P_N];
+    proto_counts(after);
+    int used = -1, n = 0;
+    for (int p = P_HYBRID; p < P_N; p++)
+        if (after[p] != before[p]) used = p, n += (int)(after[p] - before[p]);
+    if (allowed == 1u << P_EAGER) {
+        EXPECT(n == 0);
+        return;
+    }
+    if (n != 1 || !(allowed & 1u << used))
+        fprintf(stderr, "protocol used: %s (%d non-eager sends)\n", used < 0 ? "none" : pname[used],
+                n);
+    EXPECT(n == 1 && (allowed & 1u << used));
+}
+
+/* allowed: the protocols the send may use (0: as the case's arrival order says) */
+static void sender(size_t n, int order, int sync, int tag, unsigned allowed)
+{
+    unsigned char *buf = malloc(n);
+    EXPECT(buf);
+    for (size_t i = 0; i < n; i++) buf[i] = pat(i, tag);
+    unsigned long before[P_N];
+    MPI_Request r;
+    if (order == RECEIVER_FIRST) token_recv(1); /* the receive is posted, its RR sent */
+    if (order == TOGETHER) MPI_Barrier(W);
+    proto_counts(before);
+    EXPECT((sync ? MPI_Issend : MPI_Isend)(buf, (int)n, MPI_BYTE, 1, tag, W, &r) == MPI_SUCCESS);
+    check_protocol(before, allowed ? allowed : expected(n, order, sync));
+    if (order == SENDER_FIRST) token_send(1); /* the header is there before the token */
+    EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    free(buf);
+}
+
+static void receiver(size_t n, int order, int tag, size_t cap)
+{
+    unsigned char *buf = malloc(cap + GUARD);
+    EXPECT(buf);
+    memset(buf, 0xEE, cap + GUARD);
+    MPI_Request r;
+    MPI_Status st;
+    if (order == SENDER_FIRST) token_recv(0);
+    if (order == TOGETHER) MPI_Barrier(W);
+    EXPECT(MPI_Irecv(buf, (int)cap, MPI_BYTE, 0, tag, W, &r) == MPI_SUCCESS);
+    if (order == RECEIVER_FIRST) token_send(0);
+    int rc = MPI_Wait(&r, &st);
+    size_t got = n < cap ? n : cap;
+    EXPECT(rc == (n > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS));
+    EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == tag);
+    int count;
+    EXPECT(MPI_Get_count(&st, MPI_BYTE, &count) == MPI_SUCCESS && (size_t)count == got);
+    for (size_t i = 0; i < got; i++)
+        if (buf[i] != pat(i, tag)) {
+            fprintf(stderr, "byte %zu of %zu: %u, expected %u\n", i, n, buf[i], pat(i, tag));
+            EXPECT(0);
+        }
+    for (size_t i = cap; i < cap + GUARD; i++) EXPECT(buf[i] == 0xEE);
+    free(buf);
+}
+
+static void matrix(int rank)
+{
+    int tag = 1;
+    const size_t sizes[] = {g_medium, g_large};
+    for (int s = 0; s < 2; s++)
+        for (int order = 0; order < 3; order++)
+            for (int sync = 0; sync < 2; sync++)
+                for (int trunc = 0; trunc < 2; trunc++, tag++) {
+                    size_t n = sizes[s], cap = trunc ? n - 1001 : n + 3;
+                    snprintf(g_case, sizeof g_case, "%s: %zu bytes, %s, %s, %s", g_mode, n,
+                             oname[order], sync ? "Issend" : "Isend",
+                             trunc ? "truncating" : "full receive");
+                    if (rank == 0) sender(n, order, sync, tag, 0);
+                    else receiver(n, order, tag, cap);
+                }
+}
+
+static unsigned long rr_sent(void)
+{
+    p2p_stats_t s;
+    p2p_get_stats(&s);
+    return s.rr_sent;
+}
+
+static int announcing(void)
+{
+    return !strcmp(g_mode, "auto") || !strcmp(g_mode, "recv_rndv");
+}
+
+/* ANY_SOURCE posted first: no RECEIVER_READY; data still right. */
+static void any_source(int rank)
+{
+    snprintf(g_case, sizeof g_case, "%s: ANY_SOURCE receive first", g_mode);
+    size_t n = g_large;
+    if (rank == 0) {
+        /* no RECEIVER_READY: chosen as if the sender were first */
+        sender(n, RECEIVER_FIRST, 0, 500, expected(n, SENDER_FIRST, 0));
+        return;
+    }
+    unsigned char *buf = malloc(n);
+    MPI_Request r;
+    MPI_Status st;
+    unsigned long rr0 = rr_sent();
+    EXPECT(MPI_Irecv(buf, (int)n, MPI_BYTE, MPI_ANY_SOURCE, 500, W, &r) == MPI_SUCCESS);
+    EXPECT(rr_sent() == rr0);
+    token_send(0);
+    EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS && st.MPI_SOURCE == 0);
+    for (size_t i = 0; i < n; i++) EXPECT(buf[i] == pat(i, 500));
+    free(buf);
+}
+
+/* Two large receives posted on one tag (two RECEIVER_READYs, numbers k and
+ * k+1); the first send is small (eager), so RR k is stale and the second,
+ * large send must use RR k+1 for itself. */
+static void stale_rr(int rank)
+{
+    snprintf(g_case, sizeof g_case, "%s: stale RECEIVER_READY", g_mode);
+    size_t n = g_large;
+    unsigned char *a = malloc(n), *b = malloc(n);
+    for (size_t i = 0; i < n; i++) a[i] = pat(i, 600), b[i] = pat(i, 601);
+    if (rank == 0) {
+        unsigned long before[P_N];
+        token_recv(1);
+        EXPECT(MPI_Send(a, 100, MPI_BYTE, 1, 600, W) == MPI_SUCCESS);
+        proto_counts(before);
+        EXPECT(MPI_Send(b, (int)n, MPI_BYTE, 1, 600, W) == MPI_SUCCESS);
+        if (!strcmp(g_mode, "auto")) check_protocol(before, 1u << P_RECV_RNDV);
+    } else {
+        MPI_Request r[2];
+        MPI_Status st[2];
+        unsigned long rr0 = rr_sent();
+        memset(a, 0, n);
+        memset(b, 0, n);
+        EXPECT(MPI_Irecv(a, (int)n, MPI_BYTE, 0, 600, W, &r[0]) == MPI_SUCCESS);
+        EXPECT(MPI_Irecv(b, (int)n, MPI_BYTE, 0, 600, W, &r[1]) == MPI_SUCCESS);
+        EXPECT(rr_sent() - rr0 == (announcing() ? 2u : 0u));
+        token_send(0);
+        EXPECT(MPI_Waitall(2, r, st) == MPI_SUCCESS);
+        int c0, c1;
+        MPI_Get_count(&st[0], MPI_BYTE, &c0);
+        MPI_Get_count(&st[1], MPI_BYTE, &c1);
+        EXPECT(c0 == 100 && (size_t)c1 == n);
+        for (size_t i = 0; i < 100; i++) EXPECT(a[i] == pat(i, 600));
+        for (size_t i = 0; i < n; i++) EXPECT(b[i] == pat(i, 601));
+    }
+    free(a);
+    free(b);
+}
+
+/* A receive announces itself and is cancelled; the send it announced lands
+ * in the catcher and the next matching receive pulls it. */
+static void cancelled_rr(int rank)
+{
+    snprintf(g_case, sizeof g_case, "%s: cancelled announced receive", g_mode);
+    size_t n = g_large;
+    unsigned char *buf = malloc(n);
+    if (rank == 0) {
+        for (size_t i = 0; i < n; i++) buf[i] = pat(i, 700);
+        MPI_Request r;
+        token_recv(1); /* posted and cancelled */
+        EXPECT(MPI_Isend(buf, (int)n, MPI_BYTE, 1, 700, W, &r) == MPI_SUCCESS);
+        token_send(1);
+        EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+        MPI_Request r;
+        MPI_Status st;
+        int flag = 0;
+        EXPECT(MPI_Irecv(buf, (int)n, MPI_BYTE, 0, 700, W, &r) == MPI_SUCCESS);
+        EXPECT(MPI_Cancel(&r) == MPI_SUCCESS && MPI_Wait(&r, &st) == MPI_SUCCESS);
+        EXPECT(MPI_Test_cancelled(&st, &flag) == MPI_SUCCESS && flag);
+        token_send(0);
+        token_recv(0); /* the message has arrived, with no receive posted */
+        memset(buf, 0, n);
+        EXPECT(MPI_Recv(buf, (int)n, MPI_BYTE, 0, 700, W, &st) == MPI_SUCCESS);
+        for (size_t i = 0; i < n; i++) EXPECT(buf[i] == pat(i, 700));
+    }
+    free(buf);
+    if (rank == 0 && !strcmp(g_mode, "auto")) {
+        p2p_stats_t s;
+        p2p_get_stats(&s);
+        EXPECT(s.rdata_fallback >= 1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(W, &rank);
+    MPI_Comm_size(W, &size);
+    snprintf(g_case, sizeof g_case, "setup");
+    EXPECT(size == 2);
+    MPI_Comm_set_errhandler(W, MPI_ERRORS_RETURN);
+    const char *m = getenv("SLUICE_PROTOCOL");
+    if (m && *m) g_mode = m;
+    const char *e = getenv("SLUICE_EAGER_LIMIT"), *h = getenv("SLUICE_HYBRID_LIMIT");
+    size_t eager = e ? strtoul(e, NULL, 10) : 65536;
+    g_hybrid_limit = h ? strtoul(h, NULL, 10) : 262144;
+    g_medium = eager + 1 + 2047; /* odd, over the eager limit, under the hybrid limit */
+    g_large = g_hybrid_limit + 1024 * 1024 + 333;
+    EXPECT(g_medium <= g_hybrid_limit && g_medium > 1100);
+    matrix(rank);
+    any_source(rank);
+    stale_rr(rank);
+    cancelled_rr(rank);
+    MPI_Barrier(W);
+    if (rank == 0) printf("mpi_protocol_test: ok (%s)\n", g_mode);
+    MPI_Finalize();
+    return 0;
+}
