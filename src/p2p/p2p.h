@@ -77,6 +77,7 @@ typedef struct p2p_stats {
     unsigned long eager, hybrid, send_rndv, recv_rndv, rdata_fallback, traditional, rr_sent,
         rr_used, rr_stale;
     unsigned long pulls_triggered, pulls_host; /* receiver side: how pulls were chained */
+    unsigned long pull_max_inflight;           /* most gets a host-chained pull had out */
 } p2p_stats_t;
 void p2p_get_stats(p2p_stats_t *out);
 

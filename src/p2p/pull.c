@@ -40,6 +40,7 @@ static void pump(p2p_req_t *r)
         }
         r->rv_next += n;
         r->rv_inflight++;
+        if (r->rv_inflight > P.stats.pull_max_inflight) P.stats.pull_max_inflight = r->rv_inflight;
     }
     if (r->rv_inflight == 0 && r->rv_next >= r->rv_end) {
         p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
