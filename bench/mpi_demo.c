@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     if (rank == 0) printf("# %d ranks, %d pairs running at once\n", size, size / 2);
     if (rank == 0) printf("# 1. one-way latency (us), mean over pairs\n%10s %10s\n", "bytes", "us");
     for (int len = 0; len <= 65536; len = len ? len * 4 : 1) {
-        double us = lat_us(buf, len, quick ? 50 : (len <= 4096 ? 5000 : 500));
+        double us = lat_us(buf, len, quick ? 50 : (len <= 4096 ? 2000 : 300));
         if (rank == 0) printf("%10d %10.2f\n", len, us);
     }
     if (rank == 0) printf("# 2. bandwidth (MB/s), sum over pairs\n%10s %10s\n", "bytes", "MB/s");
