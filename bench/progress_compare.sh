@@ -11,7 +11,8 @@
 # (--bind-to none for all three: a shared 2-core machine); PROGRESS_TIMEOUT
 # (default 300 s) bounds each run, and a hung or failing implementation is
 # reported and shown as "-", not waited for.  PROGRESS_STAT=min (or mean)
-# tabulates the fastest (or mean) iteration instead of the median.
+# tabulates the fastest (or mean) iteration instead of the median;
+# PROGRESS_ARGS adds arguments to every run (e.g. "--iters 1000", the paper's).
 # usage: sh bench/progress_compare.sh [BUILD_DIR (default build)] [--quick]
 set -u
 build=build
@@ -68,11 +69,11 @@ launch() { # name fig -> $tmp/name.fig.out; returns non-zero on failure
                  "$tmp/openmpi" ;;
     esac
     # a hung implementation is reported, not waited for
-    timeout -k 10 "$limit" "$@" --fig "$f" $quick > "$out.out" 2> "$out.err"
+    timeout -k 10 "$limit" "$@" --fig "$f" $quick ${PROGRESS_ARGS:-} > "$out.out" 2> "$out.err"
     rc=$?
     if [ $rc -ne 0 ] || ! grep -q '^# mpi_progress: ok' "$out.out"; then
         [ $rc -eq 124 ] && why="timed out after ${limit} s" || why="exit status $rc"
-        echo "# $n failed on figure $f ($why): $* --fig $f $quick"
+        echo "# $n failed on figure $f ($why): $* --fig $f $quick ${PROGRESS_ARGS:-}"
         sed 's/^/#   /' "$out.err" | head -20
         mv "$out.out" "$out.failed"
         return 1
@@ -126,7 +127,7 @@ for n in $names; do
     done
     echo
 done
-echo "# T(msize): plain ping-pong, median half round trip, us (first figure with the size)"
+echo "# T(msize): plain ping-pong, fastest half round trip, us (first figure with the size)"
 printf '%8s' bytes; for n in $names; do printf ' %11s' "$n"; done; echo
 sizes=$(cat "$tmp"/*.out | awk '$1 ~ /^(9a|9b|10a|10b)$/ {print $3}' | sort -n | uniq)
 for s in $sizes; do
