@@ -3,16 +3,19 @@
 # for Figures 9(a), 9(b), 10(a) and 10(b), side by side: Sluice automatic,
 # Sluice forced to the traditional sender-initiated rendezvous
 # (SLUICE_PROTOCOL=traditional), MPICH and Open MPI where installed, the same
-# source built by each mpicc.  One table per figure: median time per
-# iteration for each, the paper's two formula values (from C(x) and T(msize)
-# measured in the first column's run), and ratios against MPICH.  Each
-# figure runs every implementation in turn, so the columns of one table were
-# measured minutes apart at most on a shared machine.  Ranks are not bound
-# (--bind-to none for all three: a shared 2-core machine); PROGRESS_TIMEOUT
-# (default 300 s) bounds each run, and a hung or failing implementation is
-# reported and shown as "-", not waited for.  PROGRESS_STAT=min (or mean)
-# tabulates the fastest (or mean) iteration instead of the median;
-# PROGRESS_ARGS adds arguments to every run (e.g. "--iters 1000", the paper's).
+# source built by each mpicc.  One table per figure: the median time per
+# iteration of each, the paper's two formula values (from C(x) and T(msize)
+# measured in the first column's runs), and ratios against MPICH.
+#
+# The machine is shared: each figure runs PROGRESS_REPEATS times (default 3,
+# 1 with --quick) with the implementations interleaved, and every number
+# shown is the smallest over the repeats (load spoils a run, never speeds one
+# up).  Ranks are not bound (--bind-to none for all three).  PROGRESS_TIMEOUT
+# (default 300 s) bounds each run: a hung or failing implementation is
+# reported with its command and shown as "-", not waited for.
+# PROGRESS_STAT=min (or mean) tabulates the fastest 10 iterations in a row
+# (or the mean) instead of the median; PROGRESS_ARGS adds arguments to every
+# run (e.g. "--iters 1000", the paper's count).
 # usage: sh bench/progress_compare.sh [BUILD_DIR (default build)] [--quick]
 set -u
 build=build
@@ -24,6 +27,8 @@ for a in "$@"; do
     esac
 done
 limit=${PROGRESS_TIMEOUT:-300}
+repeats=${PROGRESS_REPEATS:-3}
+[ -n "$quick" ] && repeats=${PROGRESS_REPEATS:-1}
 stat=${PROGRESS_STAT:-median} # or min: which per-iteration time the tables show
 case $stat in min) col=7 ;; mean) col=6 ;; *) stat=median col=5 ;; esac
 src=$(dirname "$0")/mpi_progress.c
@@ -58,8 +63,8 @@ if [ -f "$tmp/sluice" ] && ! "$build/bin/sluice_info" 2>/dev/null | grep -q SLUI
     echo "#   sluice-trad column runs the default protocols, like the sluice column"
 fi
 
-launch() { # name fig -> $tmp/name.fig.out; returns non-zero on failure
-    n=$1 f=$2 out=$tmp/$1.$2
+launch() { # name fig repeat -> $tmp/name.fig.repeat.out; non-zero on failure
+    n=$1 f=$2 out=$tmp/$1.$2.$3
     case $n in
     sluice) set -- "$build/bin/mpirun" -n 2 --bind-to none "$tmp/sluice" ;;
     sluice-trad) set -- env SLUICE_PROTOCOL=traditional "$build/bin/mpirun" -n 2 --bind-to none \
@@ -73,21 +78,45 @@ launch() { # name fig -> $tmp/name.fig.out; returns non-zero on failure
     rc=$?
     if [ $rc -ne 0 ] || ! grep -q '^# mpi_progress: ok' "$out.out"; then
         [ $rc -eq 124 ] && why="timed out after ${limit} s" || why="exit status $rc"
-        echo "# $n failed on figure $f ($why): $* --fig $f $quick ${PROGRESS_ARGS:-}"
+        echo "# $n failed on figure $f, run $3 ($why): $* --fig $f $quick ${PROGRESS_ARGS:-}"
         sed 's/^/#   /' "$out.err" | head -20
         mv "$out.out" "$out.failed"
         return 1
     fi
 }
 
+# Row by row, the smallest value of each column over the repeats that
+# succeeded (a burst of load on the shared machine spoils a run, it never
+# speeds one up); comment lines from the first of them.
+merge() { # name fig
+    set -- "$1" "$2" $(ls "$tmp/$1.$2".*.out 2>/dev/null)
+    [ $# -gt 2 ] || return 1
+    n=$1 f=$2; shift 2
+    awk -v f="$f" '
+        FNR == 1 { file++ }
+        /^#/ { if (file == 1) print; next }
+        $1 == f {
+            k = $1 " " $2 " " $3
+            if (!(k in row)) { order[++nk] = k; row[k] = $0; next }
+            split(row[k], o)
+            line = $1 " " $2 " " $3
+            for (i = 4; i <= NF; i++) line = line " " (($i != "-" && $i + 0 < o[i] + 0) ? $i : o[i])
+            row[k] = line
+        }
+        END { for (i = 1; i <= nk; i++) print row[order[i]] }' "$@" > "$tmp/$n.$f.out"
+}
+
 for f in 9a 9b 10a 10b; do
+    for r in $(seq "$repeats"); do
+        for n in $names; do launch "$n" "$f" "$r"; done
+    done
     ran=
-    for n in $names; do launch "$n" "$f" && ran="$ran $n"; done
+    for n in $names; do merge "$n" "$f" && ran="$ran $n"; done
     [ -n "$ran" ] || { echo "# figure $f: nothing ran"; echo; continue; }
     ref=${ran# }; ref=${ref%% *}
     grep '^# figure\|^# ideal' "$tmp/$ref.$f.out"
     iters=$(sed -n 's/.* \([0-9]*\) iterations per row.*/\1/p' "$tmp/$ref.$f.out")
-    echo "# us per iteration, $stat of $iters iterations; ideal and no_ovl from C(x), T(msize) of the $ref run; ratio: / MPICH"
+    echo "# us per iteration, $stat of $iters iterations (best of $repeats runs); ideal and no_ovl from C(x), T(msize) of the $ref run; ratio: / MPICH"
     printf '%-20s %8s' config bytes
     for n in $names; do printf ' %11s' "$n"; done
     printf ' %9s %9s' ideal no_ovl
@@ -117,6 +146,7 @@ for f in 9a 9b 10a 10b; do
     echo
 done
 
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 # what the formulas were made of, per implementation
 echo "# C(1) measured in each run, us (requested 18): figures 9a 9b 10a 10b"
 for n in $names; do
