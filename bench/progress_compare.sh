@@ -10,9 +10,13 @@
 # The machine is shared: each figure runs PROGRESS_REPEATS times (default 3,
 # 1 with --quick) with the implementations interleaved, and every number
 # shown is the smallest over the repeats (load spoils a run, never speeds one
-# up).  Ranks are not bound (--bind-to none for all three).  PROGRESS_TIMEOUT
-# (default 300 s) bounds each run: a hung or failing implementation is
-# reported with its command and shown as "-", not waited for.
+# up).  Ranks are not bound (--bind-to none for all three), or bound to a
+# core each with PROGRESS_BIND=core (as bench/mpi_compare.sh does; with
+# background load on the machine, unbound Sluice ranks were seen to lose
+# hundreds of microseconds per message where bound ones did not).
+# PROGRESS_TIMEOUT (default 300 s) bounds each run: a hung or failing
+# implementation is reported with its command and shown as "-", not waited
+# for.
 # PROGRESS_STAT=min (or mean) tabulates the fastest 10 iterations in a row
 # (or the mean) instead of the median; PROGRESS_ARGS adds arguments to every
 # run (e.g. "--iters 1000", the paper's count).
@@ -27,6 +31,12 @@ for a in "$@"; do
     esac
 done
 limit=${PROGRESS_TIMEOUT:-300}
+bind=${PROGRESS_BIND:-none}
+case $bind in
+core) mpich_bind="-bind-to core" ;;
+none) mpich_bind= ;;
+*) echo "PROGRESS_BIND must be none or core"; exit 2 ;;
+esac
 repeats=${PROGRESS_REPEATS:-3}
 [ -n "$quick" ] && repeats=${PROGRESS_REPEATS:-1}
 stat=${PROGRESS_STAT:-median} # or min: which per-iteration time the tables show
@@ -57,7 +67,7 @@ for n in $built; do
     esac
 done
 
-echo "# $(uname -n), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(nproc) CPUs, ranks bound: $bind, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -f "$tmp/sluice" ] && ! "$build/bin/sluice_info" 2>/dev/null | grep -q SLUICE_PROTOCOL; then
     echo "# note: this Sluice build does not list SLUICE_PROTOCOL (sluice_info): the"
     echo "#   sluice-trad column runs the default protocols, like the sluice column"
@@ -66,11 +76,11 @@ fi
 launch() { # name fig repeat -> $tmp/name.fig.repeat.out; non-zero on failure
     n=$1 f=$2 out=$tmp/$1.$2.$3
     case $n in
-    sluice) set -- "$build/bin/mpirun" -n 2 --bind-to none "$tmp/sluice" ;;
-    sluice-trad) set -- env SLUICE_PROTOCOL=traditional "$build/bin/mpirun" -n 2 --bind-to none \
+    sluice) set -- "$build/bin/mpirun" -n 2 --bind-to "$bind" "$tmp/sluice" ;;
+    sluice-trad) set -- env SLUICE_PROTOCOL=traditional "$build/bin/mpirun" -n 2 --bind-to "$bind" \
                      "$tmp/sluice" ;;
-    mpich) set -- mpiexec.mpich -launcher fork -n 2 "$tmp/mpich" ;;
-    openmpi) set -- mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none -n 2 \
+    mpich) set -- mpiexec.mpich -launcher fork $mpich_bind -n 2 "$tmp/mpich" ;;
+    openmpi) set -- mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to "$bind" -n 2 \
                  "$tmp/openmpi" ;;
     esac
     # a hung implementation is reported, not waited for
