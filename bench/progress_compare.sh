@@ -7,10 +7,10 @@
 # iteration of each, the paper's two formula values (from C(x) and T(msize)
 # measured in the first column's runs), and ratios against MPICH.
 #
-# The machine is shared: each figure runs PROGRESS_REPEATS times (default 3,
-# 1 with --quick) with the implementations interleaved, and every number
-# shown is the smallest over the repeats (load spoils a run, never speeds one
-# up).  Ranks are not bound (--bind-to none for all three), or bound to a
+# The machine is shared: all figures run PROGRESS_REPEATS times (default 3,
+# 1 with --quick), one round after the other with the implementations
+# interleaved, and every number shown is the smallest over the repeats (load
+# spoils a run, never speeds one up).  Ranks are not bound (--bind-to none for all three), or bound to a
 # core each with PROGRESS_BIND=core (as bench/mpi_compare.sh does; with
 # background load on the machine, unbound Sluice ranks were seen to lose
 # hundreds of microseconds per message where bound ones did not).
@@ -116,10 +116,14 @@ merge() { # name fig
         END { for (i = 1; i <= nk; i++) print row[order[i]] }' "$@" > "$tmp/$n.$f.out"
 }
 
-for f in 9a 9b 10a 10b; do
-    for r in $(seq "$repeats"); do
+# repeats outermost: the runs of one figure are spread over the whole job,
+# so a burst of load on the machine spoils at most some of them
+for r in $(seq "$repeats"); do
+    for f in 9a 9b 10a 10b; do
         for n in $names; do launch "$n" "$f" "$r"; done
     done
+done
+for f in 9a 9b 10a 10b; do
     ran=
     for n in $names; do merge "$n" "$f" && ran="$ran $n"; done
     [ -n "$ran" ] || { echo "# figure $f: nothing ran"; echo; continue; }
