@@ -271,8 +271,10 @@ static struct row run(const int c[6], int len, unsigned char *sb[2], unsigned ch
      * run of w of them cannot be by much: the minimum is over windows. */
     int w = iters < 10 ? iters : 10;
     r.min = 1e30;
-    for (int i = 0; i + w <= iters; i++)
-        if ((stamp[i + w] - stamp[i]) / w * 1e6 < r.min) r.min = (stamp[i + w] - stamp[i]) / w * 1e6;
+    for (int i = 0; i + w <= iters; i++) {
+        double us = (stamp[i + w] - stamp[i]) / w * 1e6;
+        if (us < r.min) r.min = us;
+    }
     for (int i = 0; i < iters; i++) stamp[i] = (stamp[i + 1] - stamp[i]) * 1e6;
     r.median = median(stamp, iters);
     free(stamp);
@@ -285,21 +287,21 @@ enum { F9A, F9B, F10A, F10B, FCUSTOM };
 static const char *fig_name[] = { "9a", "9b", "10a", "10b", "custom" };
 static int nrows;
 
+/* "30K,1M,100" -> sizes; 0 on anything malformed */
 static int parse_sizes(const char *s, int *out)
 {
     int n = 0;
-    while (*s && n < MAXSIZES) {
+    for (;;) {
         char *end;
         double v = strtod(s, &end);
-        if (end == s) break;
+        if (end == s || n == MAXSIZES) return 0;
         if (*end == 'K' || *end == 'k') v *= 1024, end++;
         else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, end++;
-        if (v < 0 || v > 1 << 30) break;
+        if (!(v >= 0 && v <= 1 << 30) || (*end && *end != ',')) return 0;
         out[n++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (!*end) break;
+        if (!*end) return n;
+        s = end + 1;
     }
-    return n;
 }
 
 static int maxlen_of(const int *sizes, int n)

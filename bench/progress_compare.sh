@@ -10,13 +10,15 @@
 # The machine is shared: all figures run PROGRESS_REPEATS times (default 3,
 # 1 with --quick), one round after the other with the implementations
 # interleaved, and every number shown is the smallest over the repeats (load
-# spoils a run, never speeds one up).  Ranks are not bound (--bind-to none for all three), or bound to a
-# core each with PROGRESS_BIND=core (as bench/mpi_compare.sh does; with
-# background load on the machine, unbound Sluice ranks were seen to lose
-# hundreds of microseconds per message where bound ones did not).
-# PROGRESS_TIMEOUT (default 300 s) bounds each run: a hung or failing
-# implementation is reported with its command and shown as "-", not waited
-# for.
+# spoils a run, never speeds one up).  Ranks are not bound (--bind-to none
+# for all three), or bound to a core each with PROGRESS_BIND=core (as
+# bench/mpi_compare.sh does; with background load on the machine, unbound
+# Sluice ranks were seen to lose hundreds of microseconds per message where
+# bound ones did not).
+# PROGRESS_TIMEOUT (default 300 s) bounds each run: a failing run is
+# reported with its command and its numbers are left out ("-" if no run of
+# a row succeeded); an implementation that hangs is reported and not run
+# again, so it costs the limit once.
 # PROGRESS_STAT=min (or mean) tabulates the fastest 10 iterations in a row
 # (or the mean) instead of the median; PROGRESS_ARGS adds arguments to every
 # run (e.g. "--iters 1000", the paper's count).
@@ -74,7 +76,8 @@ if [ -f "$tmp/sluice" ] && ! "$build/bin/sluice_info" 2>/dev/null | grep -q SLUI
 fi
 
 launch() { # name fig repeat -> $tmp/name.fig.repeat.out; non-zero on failure
-    n=$1 f=$2 out=$tmp/$1.$2.$3
+    n=$1 f=$2 rep=$3 out=$tmp/$1.$2.$3
+    [ -f "$tmp/$n.hung" ] && return 1 # one hang costs the limit once, not every run
     case $n in
     sluice) set -- "$build/bin/mpirun" -n 2 --bind-to "$bind" "$tmp/sluice" ;;
     sluice-trad) set -- env SLUICE_PROTOCOL=traditional "$build/bin/mpirun" -n 2 --bind-to "$bind" \
@@ -87,8 +90,12 @@ launch() { # name fig repeat -> $tmp/name.fig.repeat.out; non-zero on failure
     timeout -k 10 "$limit" "$@" --fig "$f" $quick ${PROGRESS_ARGS:-} > "$out.out" 2> "$out.err"
     rc=$?
     if [ $rc -ne 0 ] || ! grep -q '^# mpi_progress: ok' "$out.out"; then
-        [ $rc -eq 124 ] && why="timed out after ${limit} s" || why="exit status $rc"
-        echo "# $n failed on figure $f, run $3 ($why): $* --fig $f $quick ${PROGRESS_ARGS:-}"
+        why="exit status $rc"
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            why="timed out after ${limit} s; not run again"
+            touch "$tmp/$n.hung"
+        fi
+        echo "# $n failed on figure $f, run $rep ($why): $* --fig $f $quick ${PROGRESS_ARGS:-}"
         sed 's/^/#   /' "$out.err" | head -20
         mv "$out.out" "$out.failed"
         return 1
@@ -130,7 +137,8 @@ for f in 9a 9b 10a 10b; do
     ref=${ran# }; ref=${ref%% *}
     grep '^# figure\|^# ideal' "$tmp/$ref.$f.out"
     iters=$(sed -n 's/.* \([0-9]*\) iterations per row.*/\1/p' "$tmp/$ref.$f.out")
-    echo "# us per iteration, $stat of $iters iterations (best of $repeats runs); ideal and no_ovl from C(x), T(msize) of the $ref run; ratio: / MPICH"
+    echo "# us per iteration, $stat of $iters iterations (best of $repeats runs);" \
+         "ideal and no_ovl from C(x), T(msize) of the $ref runs; ratio: / MPICH"
     printf '%-20s %8s' config bytes
     for n in $names; do printf ' %11s' "$n"; done
     printf ' %9s %9s' ideal no_ovl
@@ -152,7 +160,8 @@ for f in 9a 9b 10a 10b; do
             [ "$n" = mpich ] && continue
             v=$(awk -v f="$f" -v c="$cfg" -v b="$bytes" '$1==f && $2==c && $3==b {print $k}' \
                 k=$col "$tmp/$n.$f.out" 2>/dev/null)
-            if [ -n "$v" ] && [ -n "$m" ]; then awk -v a="$v" -v b="$m" 'BEGIN{printf " %11.2f", a/b}'
+            if [ -n "$v" ] && [ -n "$m" ]; then
+                awk -v a="$v" -v b="$m" 'BEGIN{printf " %11.2f", a/b}'
             else printf ' %11s' -; fi
         done
         echo
@@ -162,7 +171,7 @@ done
 
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 # what the formulas were made of, per implementation
-echo "# C(1) measured in each run, us (requested 18): figures 9a 9b 10a 10b"
+echo "# C(1) measured, us (requested 18), first run of figures 9a 9b 10a 10b"
 for n in $names; do
     printf '%-12s' "$n"
     for f in 9a 9b 10a 10b; do
@@ -177,7 +186,8 @@ sizes=$(cat "$tmp"/*.out | awk '$1 ~ /^(9a|9b|10a|10b)$/ {print $3}' | sort -n |
 for s in $sizes; do
     printf '%8s' "$s"
     for n in $names; do
-        v=$(for f in 9a 9b 10a 10b; do cat "$tmp/$n.$f.out" 2>/dev/null; done | awk -v s="$s" '$1 ~ /^(9a|9b|10a|10b)$/ && $3==s {print $4; exit}')
+        v=$(for f in 9a 9b 10a 10b; do cat "$tmp/$n.$f.out" 2>/dev/null; done |
+            awk -v s="$s" '$1 ~ /^(9a|9b|10a|10b)$/ && $3==s {print $4; exit}')
         printf ' %11s' "${v:--}"
     done
     echo
