@@ -13,15 +13,15 @@
  * Per row the program prints the median per-iteration time (rank 0, barrier
  * exit to barrier exit; robust on a shared machine), the mean (the paper's
  * total/iterations) and the minimum (the fastest mean of 10 consecutive
- * iterations), next to the paper's two formula values
- * computed from C(x) (the busy loop timed alone, both ranks computing) and
- * T(msize) (a plain ping-pong with no computation, half the round trip),
- * each the fastest of repeats (noise only adds; the formulas model the quiet
- * machine):
- *   9a  (0,0,60,X,0,0), X=10..50, 30 KB      ideal C(60)            no overlap C(60)+C(X)+T
- *   9b  (0,20,0,5,5,20), medium sizes        ideal C(30)            no overlap C(40)+T
- *   10a (20,20,20,0,0,0), 128 KB..4 MB       ideal C(40)+max(C(20),T)  no overlap C(60)+T
- *   10b (27,0,0,20,20,20), 128 KB..4 MB      ideal C(47)+max(C(13),T)  no overlap C(60)+T
+ * iterations), next to the paper's two formula values computed from C(x)
+ * (the busy loop timed alone, both ranks computing) and T(msize) (a plain
+ * ping-pong with no computation, half the round trip), each the fastest of
+ * repeats (load only adds; the formulas model the quiet machine):
+ *   fig  configuration       sizes                  ideal                     no overlap
+ *   9a   (0,0,60,X,0,0)      30 KiB, X = 10..50     C(60)                     C(60)+C(X)+T
+ *   9b   (0,20,0,5,5,20)     16,30,48,64,128 KiB    C(30)                     C(40)+T
+ *   10a  (20,20,20,0,0,0)    128 KiB .. 4 MiB       C(40)+max(C(20),T)        C(60)+T
+ *   10b  (27,0,0,20,20,20)   128 KiB .. 4 MiB       C(47)+max(C(13),T)        C(60)+T
  * In 9a/9b the sender arrives early, in 10a/10b the receiver does (its
  * MPI_Irecv is posted C(20), resp. C(7), before the sender's MPI_Isend).
  *
