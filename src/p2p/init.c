@@ -4,6 +4,7 @@
 #include "p2p/p2p_int.h"
 #include "util/log.h"
 #include "util/param.h"
+#include "util/sys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,12 +131,15 @@ static int notice_me(ptl_pt_index_t pt, ptl_handle_me_t *h)
 static sl_status_t p2p_objects(void)
 {
     ptl_pt_index_t pt;
-    if (PtlEQAlloc(P.ni, P2P_EQ_SIZE, &P.eq) != PTL_OK || PtlCTAlloc(P.ni, &P.acks) != PTL_OK)
+    if (PtlEQAlloc(P.ni, P2P_EQ_SIZE, &P.eq) != PTL_OK || PtlCTAlloc(P.ni, &P.acks) != PTL_OK ||
+        PtlEQAlloc(P.ni, P2P_RR_EQ_SIZE, &P.rr_eq) != PTL_OK)
         return SL_ERR_PROTO;
-    static const ptl_pt_index_t pts[] = {P2P_PT, P2P_SYNC_PT, P2P_RNDV_PT, P2P_RR_PT,
-                                         P2P_RECV_PT};
+    static const ptl_pt_index_t pts[] = {P2P_PT, P2P_SYNC_PT, P2P_RNDV_PT, P2P_RECV_PT};
     for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
         if (PtlPTAlloc(P.ni, 0, P.eq, pts[i], &pt) != PTL_OK) return SL_ERR_PROTO;
+    /* RECEIVER_READYs are hints that a receiver may send many of: their own
+     * EQ, where an overflow loses hints, never a completion event */
+    if (PtlPTAlloc(P.ni, 0, P.rr_eq, P2P_RR_PT, &pt) != PTL_OK) return SL_ERR_PROTO;
     /* one MD over all memory: a send's local offset is its buffer address */
     ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = PTL_MD_EVENT_CT_ACK,
                    .eq_handle = P.eq, .ct_handle = P.acks};
@@ -220,7 +224,8 @@ sl_status_t p2p_fini(void)
         p2p_progress();
         PtlCTWait(P.acks, P.sends, &acks);
     }
-    for (int s = 0; P.hybrid_pending > 0 && s < 60; s++)
+    uint64_t deadline = sl_now_ns() + 60ull * 1000000000;
+    while (P.hybrid_pending > 0 && sl_now_ns() < deadline)
         if (p2p_wait_progress(1000) != SL_OK) break;
     if (P.hybrid_pending)
         sl_log_error("p2p: rank %d finalizes with %u HYBRID send(s) never received", P.rank,
@@ -235,6 +240,11 @@ sl_status_t p2p_fini(void)
         free(P.all[i]);
     }
     free(P.all);
+    for (unsigned i = 0; i < P.n_nonces; i++) /* copies nobody read (reported above) */
+        if (P.nonces[i] && P.nonces[i]->kind == RQ_HYBRID) {
+            free(P.nonces[i]->buf);
+            free(P.nonces[i]);
+        }
     free(P.nonces);
     p2p_seq_fini();
     while (P.free_reqs) {

@@ -28,12 +28,17 @@
 enum { KIND_EAGER = 1, KIND_RNDV = 2, KIND_RTS = 3, KIND_RDATA = 8 };
 #define MB_RDATA_BIT (1ull << 63)
 
-/* hdr_data of RNDV, RTS and RDATA: sender nonce << 48 | message length. */
-#define RV_LEN_MASK ((1ull << 48) - 1)
-#define RV_NONCES 65536
+/* hdr_data of RNDV, RTS and RDATA: sender nonce << 40 | message length
+ * (messages up to 1 TiB; 16 M nonces, so that many rendezvous sends can be
+ * outstanding per process). */
+#define RV_LEN_BITS 40
+#define RV_LEN_MASK ((1ull << RV_LEN_BITS) - 1)
+#define RV_NONCE_BITS 24
+#define RV_NONCE_MASK ((1u << RV_NONCE_BITS) - 1)
+#define RV_HDR_NONCE(h) ((unsigned)((h) >> RV_LEN_BITS) & RV_NONCE_MASK)
 /* hdr_data of notices on the sync PT: a synchronous send's match notice is
  * the request address (bits 63, 62 clear); FIN = bit 63 | sender nonce;
- * CTS = bit 62 | receiver nonce << 16 | sender nonce. */
+ * CTS = bit 62 | receiver nonce << 24 | sender nonce. */
 #define NT_FIN (1ull << 63)
 #define NT_CTS (1ull << 62)
 
@@ -44,6 +49,10 @@ enum { KIND_EAGER = 1, KIND_RNDV = 2, KIND_RTS = 3, KIND_RDATA = 8 };
 #define P2P_RECV_PT 12 /* receivers' buffers, written by the traditional rendezvous */
 #define P2P_BOUNCES 8
 #define P2P_EQ_SIZE 16384
+#define P2P_RR_EQ_SIZE 4096 /* RECEIVER_READY hints: overflow loses hints only */
+/* HYBRID copies a process may hold; beyond, sends use SEND_RNDV */
+#define P2P_HYBRID_BUDGET ((size_t)64 << 20)
+#define P2P_TRIG_MAX 4096 /* triggered gets one pull may register */
 
 typedef enum {
     P2P_PROTO_AUTO,
@@ -97,7 +106,7 @@ typedef struct p2p_state {
     unsigned sink_slowdown;
     bool rdrp_triggered;
     ptl_handle_ni_t ni;
-    ptl_handle_eq_t eq;
+    ptl_handle_eq_t eq, rr_eq;
     ptl_handle_ct_t acks;
     ptl_handle_md_t md;
     ptl_handle_me_t sync_me, rr_me, catch_me; /* user_ptr: their own address */
@@ -106,8 +115,9 @@ typedef struct p2p_state {
     size_t n_all;
     p2p_req_t *free_reqs;
     ptl_size_t sends;       /* puts with counting acks on `acks` */
-    p2p_req_t **nonces;     /* requests addressed by nonce (RV_NONCES slots) */
-    unsigned next_nonce;
+    p2p_req_t **nonces;     /* requests addressed by nonce (grows to 2^24 slots) */
+    unsigned n_nonces, used_nonces, next_nonce;
+    size_t hybrid_bytes;     /* bytes in library copies of HYBRID sends */
     unsigned hybrid_pending; /* library copies not yet read by their receiver */
     unsigned wild_pending;   /* wildcard receives whose source/tag is unresolved */
     unsigned progress_calls;
@@ -128,6 +138,7 @@ void p2p_req_put(p2p_req_t *r);
 void p2p_req_event(p2p_req_t *r);
 int p2p_nonce_get(p2p_req_t *r);
 p2p_req_t *p2p_nonce_take(unsigned nonce);
+void p2p_nonce_drop(p2p_req_t *r);
 void p2p_check_drops(void);
 bool p2p_wait_search(p2p_req_t *probe);
 void p2p_notify(ptl_process_t to, ptl_hdr_data_t what);
@@ -157,6 +168,7 @@ void p2p_seq_fini(void);
 bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq);
 uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag);
 void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq);
+void p2p_seq_unsend(int peer, unsigned ctx, int tag);
 void p2p_seq_rr_arrived(const ptl_event_t *ev);
 
 #endif

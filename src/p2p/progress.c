@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 sl_status_t p2p_ptl_status(int rc)
 {
@@ -61,15 +62,28 @@ void p2p_req_event(p2p_req_t *r)
     r->done = true;
 }
 
-/* A free nonce naming r in nonce-addressed traffic, or -1 if all are taken. */
+/* A free nonce naming r in nonce-addressed traffic, or -1 if all 2^24 are
+ * taken.  The table doubles when half full, so the rotating scan finds a
+ * free slot in a few probes; a nonce is reused only after the peer's last
+ * reference to it (FIN, CTS, or the data) has come. */
 int p2p_nonce_get(p2p_req_t *r)
 {
-    if (!P.nonces && !(P.nonces = calloc(RV_NONCES, sizeof *P.nonces))) return -1;
-    for (unsigned i = 0; i < RV_NONCES; i++) {
-        unsigned n = (P.next_nonce + i) & (RV_NONCES - 1);
+    if (2 * (P.used_nonces + 1) > P.n_nonces && P.n_nonces <= RV_NONCE_MASK) {
+        unsigned cap = P.n_nonces ? 2 * P.n_nonces : 1024;
+        p2p_req_t **t = realloc(P.nonces, cap * sizeof *t);
+        if (t) {
+            memset(t + P.n_nonces, 0, (cap - P.n_nonces) * sizeof *t);
+            P.next_nonce = P.n_nonces; /* the new half is all free */
+            P.nonces = t;
+            P.n_nonces = cap;
+        }
+    }
+    for (unsigned i = 0; i < P.n_nonces; i++) {
+        unsigned n = (P.next_nonce + i) % P.n_nonces;
         if (!P.nonces[n]) {
             P.next_nonce = n + 1;
             P.nonces[n] = r;
+            P.used_nonces++;
             r->rv_nonce = n;
             return (int)n;
         }
@@ -79,17 +93,30 @@ int p2p_nonce_get(p2p_req_t *r)
 
 p2p_req_t *p2p_nonce_take(unsigned nonce)
 {
-    p2p_req_t *r = P.nonces ? P.nonces[nonce & (RV_NONCES - 1)] : NULL;
-    if (r) P.nonces[nonce & (RV_NONCES - 1)] = NULL;
-    else sl_log_error("p2p: notice for unknown nonce %u", nonce);
+    p2p_req_t *r = nonce < P.n_nonces ? P.nonces[nonce] : NULL;
+    if (r) {
+        P.nonces[nonce] = NULL;
+        P.used_nonces--;
+    } else {
+        sl_log_error("p2p: notice for unknown nonce %u", nonce);
+    }
     return r;
+}
+
+/* Give r's nonce back (a send that could not start, a finished exchange). */
+void p2p_nonce_drop(p2p_req_t *r)
+{
+    if (r->rv_nonce < P.n_nonces && P.nonces[r->rv_nonce] == r) {
+        P.nonces[r->rv_nonce] = NULL;
+        P.used_nonces--;
+    }
 }
 
 /* ---- events -------------------------------------------------------------------------------- */
 
 static void sync_notice(const ptl_event_t *ev)
 {
-    if (ev->hdr_data & NT_FIN) p2p_send_fin((unsigned)(ev->hdr_data & (RV_NONCES - 1)));
+    if (ev->hdr_data & NT_FIN) p2p_send_fin((unsigned)(ev->hdr_data & RV_NONCE_MASK));
     else if (ev->hdr_data & NT_CTS) p2p_send_cts(ev);
     else p2p_req_event((p2p_req_t *)(uintptr_t)ev->hdr_data); /* it matched */
 }
@@ -151,6 +178,11 @@ int p2p_progress(void)
         if (rc == PTL_EQ_DROPPED) sl_log_error("p2p: event queue overflowed: events lost");
         p2p_dispatch(&ev);
         n++;
+    }
+    /* hints: an overflow only loses some (PTL_EQ_DROPPED is fine here) */
+    while ((rc = PtlEQGet(P.rr_eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
+        if (rc == PTL_EQ_DROPPED) P.stats.rr_stale++;
+        p2p_seq_rr_arrived(&ev);
     }
     /* a drop is fatal anyway: look every 64 passes (and whenever a wait
      * sleeps), not on every message */

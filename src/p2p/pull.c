@@ -69,6 +69,9 @@ static bool trig_start(p2p_req_t *r)
 {
     size_t n = (r->rv_end - r->rv_next + P.rdrp_chunk - 1) / P.rdrp_chunk;
     size_t c = n < P.rdrp_inflight ? n : P.rdrp_inflight;
+    /* each triggered get is an engine record set up under its lock: a huge
+     * message in tiny chunks goes host-chained instead */
+    if (n - c > P2P_TRIG_MAX) return false;
     ptl_md_t md = {.start = r->buf, .length = r->rv_end,
                    .options = PTL_MD_EVENT_CT_REPLY | PTL_MD_EVENT_SUCCESS_DISABLE,
                    .eq_handle = P.eq};

@@ -81,7 +81,7 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
 /* Traditional rendezvous: expose the buffer and answer CTS. */
 static void clear_to_send(p2p_req_t *r, const ptl_event_t *ev)
 {
-    unsigned snonce = (unsigned)(ev->hdr_data >> 48);
+    unsigned snonce = RV_HDR_NONCE(ev->hdr_data);
     if (p2p_nonce_get(r) >= 0) {
         ptl_me_t me = {.start = r->buf, .length = r->len, .ct_handle = PTL_CT_NONE,
                        .uid = PTL_UID_ANY,
@@ -89,10 +89,11 @@ static void clear_to_send(p2p_req_t *r, const ptl_event_t *ev)
                                   PTL_ME_EVENT_UNLINK_DISABLE,
                        .match_id = ev->initiator, .match_bits = r->rv_nonce};
         if (PtlMEAppend(P.ni, P2P_RECV_PT, &me, PTL_PRIORITY_LIST, r, &r->rv_me) == PTL_OK) {
-            p2p_notify(ev->initiator, NT_CTS | (ptl_hdr_data_t)r->rv_nonce << 16 | snonce);
+            p2p_notify(ev->initiator,
+                       NT_CTS | (ptl_hdr_data_t)r->rv_nonce << RV_NONCE_BITS | snonce);
             return;
         }
-        P.nonces[r->rv_nonce] = NULL;
+        p2p_nonce_drop(r);
     }
     /* out of nonces or entries: the sender waits for a CTS that never comes */
     sl_log_error("p2p: cannot expose a receive buffer for rank %u's rendezvous",
@@ -119,7 +120,12 @@ void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
         (void)p2p_seq_recv(r->st.source, r->ctx, r->st.tag);
     }
     if (ev->type == PTL_EVENT_PUT_OVERFLOW && have) memcpy(r->buf, ev->start, have);
-    unsigned nonce = (unsigned)(ev->hdr_data >> 48);
+    unsigned nonce = RV_HDR_NONCE(ev->hdr_data);
+    if (ev->ni_fail_type != PTL_NI_OK) { /* the delivery failed (e.g. a bad copy) */
+        sl_log_error("p2p: message from rank %d failed to arrive (%d)", r->st.source,
+                     (int)ev->ni_fail_type);
+        r->st.error = SL_ERR_PROTO;
+    }
     switch (kind) {
     case KIND_RNDV: p2p_pull_start(r, ev->initiator, nonce, have, r->st.bytes); return;
     case KIND_RDATA:
@@ -143,7 +149,7 @@ void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
 /* Traditional rendezvous: the data has been written into the buffer. */
 void p2p_recv_data(p2p_req_t *r, const ptl_event_t *ev)
 {
-    P.nonces[r->rv_nonce] = NULL;
+    p2p_nonce_drop(r);
     if (ev->ni_fail_type != PTL_NI_OK) r->st.error = SL_ERR_PROTO;
     r->done = true;
 }
@@ -161,7 +167,14 @@ void p2p_probe_done(p2p_req_t *r, const ptl_event_t *ev)
 
 bool p2p_cancel(p2p_req_t *r)
 {
-    if (r->kind != RQ_RECV || r->done || PtlMEUnlink(r->me) != PTL_OK) return false;
+    /* A use-once receive's ME handle dies the moment it matches, before the
+     * host sees the event; a stale handle could name another entry later.
+     * So handle pending events first (the engine queues the match event in
+     * the same locked step that frees the handle, and only this thread
+     * appends entries): a receive that matched is then known as such. */
+    if (r->kind != RQ_RECV || r->done) return false;
+    p2p_progress();
+    if (r->matched || r->done || PtlMEUnlink(r->me) != PTL_OK) return false;
     if (r->wild) P.wild_pending--;
     else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->seq);
     r->st.cancelled = true;

@@ -4,10 +4,14 @@
  *   EAGER      one put of the whole message (kind EAGER); done at SEND.
  *   SEND_RNDV  the buffer is exposed to gets (PT 10, match bits = nonce,
  *              match id = receiver); the first eager_limit bytes go with a
- *              put of kind RNDV, hdr_data = nonce << 48 | length; the
+ *              put of kind RNDV, hdr_data = nonce << 40 | length; the
  *              receiver pulls the rest and sends FIN, which completes us.
- *   HYBRID     the same from a library copy: the send completes at once,
- *              FIN releases the copy.
+ *   HYBRID     paper 003's hybrid: the message is copied to a library
+ *              buffer, exposed, and announced by a header-only put of kind
+ *              RNDV (SENDER_READY); the send completes at once and the
+ *              receiver pulls everything (nothing lands in its bounce
+ *              buffers); FIN releases the copy.  At most P2P_HYBRID_BUDGET
+ *              bytes of copies at a time; beyond that, SEND_RNDV.
  *   RECV_RNDV  a RECEIVER_READY for exactly this send is stored: the whole
  *              message goes in one put of kind RDATA with a full ack.  It
  *              lands in the posted receive (ack from the priority list:
@@ -59,28 +63,29 @@ static sl_status_t expose(p2p_req_t *r, int dst)
                    .match_id = {.rank = (ptl_rank_t)dst},
                    .match_bits = (ptl_match_bits_t)r->rv_nonce};
     int rc = PtlMEAppend(P.ni, P2P_RNDV_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
-    if (rc != PTL_OK) P.nonces[r->rv_nonce] = NULL;
+    if (rc != PTL_OK) p2p_nonce_drop(r);
     return p2p_ptl_status(rc);
 }
 
 static void unexpose(p2p_req_t *r)
 {
-    P.nonces[r->rv_nonce] = NULL;
-    PtlMEUnlink(r->me);
+    p2p_nonce_drop(r);
+    if (PtlMEUnlink(r->me) != PTL_OK) sl_log_error("p2p: exposed buffer would not unlink");
 }
 
 static ptl_hdr_data_t rv_hdr(const p2p_req_t *r)
 {
-    return (ptl_hdr_data_t)r->rv_nonce << 48 | (ptl_hdr_data_t)r->len;
+    return (ptl_hdr_data_t)r->rv_nonce << RV_LEN_BITS | (ptl_hdr_data_t)r->len;
 }
 
-/* SEND_RNDV, and the library side of HYBRID: expose, put the first part. */
-static sl_status_t send_rndv(p2p_req_t *r, int dst, unsigned ctx, int tag)
+/* SEND_RNDV, and the library side of HYBRID: expose, put the first
+ * `first` bytes. */
+static sl_status_t send_rndv(p2p_req_t *r, int dst, unsigned ctx, int tag, size_t first)
 {
     sl_status_t st = expose(r, dst);
     if (st != SL_OK) return st;
     r->waits = 2; /* SEND, FIN */
-    size_t first = r->len < P.eager_limit ? r->len : P.eager_limit;
+    if (first > r->len) first = r->len;
     int rc = put(r, r->buf, first, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_RNDV, ctx, tag), rv_hdr(r));
     if (rc != PTL_OK) unexpose(r);
     return p2p_ptl_status(rc);
@@ -95,13 +100,14 @@ static sl_status_t send_hybrid(p2p_req_t *r, int dst, unsigned ctx, int tag)
         return SL_ERR_NOMEM;
     }
     memcpy(copy, r->buf, r->len);
-    sl_status_t st = send_rndv(h, dst, ctx, tag);
+    sl_status_t st = send_rndv(h, dst, ctx, tag, 0);
     if (st != SL_OK) {
         free(copy);
         p2p_req_put(h);
         return st;
     }
     P.hybrid_pending++;
+    P.hybrid_bytes += r->len;
     r->done = true; /* the user's buffer is free already */
     return SL_OK;
 }
@@ -121,7 +127,7 @@ static sl_status_t send_rts(p2p_req_t *r, int dst, unsigned ctx, int tag)
     if (p2p_nonce_get(r) < 0) return SL_ERR_NOMEM;
     r->waits = 3; /* SEND of the RTS, CTS, SEND of the data */
     int rc = put(r, r->buf, 0, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_RTS, ctx, tag), rv_hdr(r));
-    if (rc != PTL_OK) P.nonces[r->rv_nonce] = NULL;
+    if (rc != PTL_OK) p2p_nonce_drop(r);
     return p2p_ptl_status(rc);
 }
 
@@ -146,7 +152,10 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     uint32_t seq;
     bool rr = p2p_seq_send(dst, ctx, tag, &seq);
     sl_status_t st;
-    switch (choose(len, sync, rr)) {
+    p2p_proto_t proto = choose(len, sync, rr);
+    if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
+        proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
+    switch (proto) {
     case P2P_PROTO_EAGER: st = send_eager(r, dst, ctx, tag, sync), P.stats.eager++; break;
     case P2P_PROTO_HYBRID: st = send_hybrid(r, dst, ctx, tag), P.stats.hybrid++; break;
     case P2P_PROTO_RECV_RNDV:
@@ -154,9 +163,10 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
         P.stats.rr_used += rr;
         break;
     case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
-    default: st = send_rndv(r, dst, ctx, tag), P.stats.send_rndv++; break;
+    default: st = send_rndv(r, dst, ctx, tag, P.eager_limit), P.stats.send_rndv++; break;
     }
     if (st != SL_OK) {
+        p2p_seq_unsend(dst, ctx, tag); /* it never started: keep the numbers aligned */
         p2p_req_put(r);
         return st;
     }
@@ -183,7 +193,8 @@ void p2p_send_fin(unsigned nonce)
 {
     p2p_req_t *r = p2p_nonce_take(nonce);
     if (!r) return;
-    PtlMEUnlink(r->me);
+    if (PtlMEUnlink(r->me) != PTL_OK) sl_log_error("p2p: exposed buffer would not unlink");
+    if (r->kind == RQ_HYBRID) P.hybrid_bytes -= r->len;
     p2p_req_event(r);
 }
 
@@ -208,9 +219,9 @@ void p2p_send_ack(p2p_req_t *r, const ptl_event_t *ev)
  * receiver exposed. */
 void p2p_send_cts(const ptl_event_t *ev)
 {
-    p2p_req_t *r = p2p_nonce_take((unsigned)(ev->hdr_data & (RV_NONCES - 1)));
+    p2p_req_t *r = p2p_nonce_take((unsigned)(ev->hdr_data & RV_NONCE_MASK));
     if (!r) return;
-    ptl_match_bits_t rnonce = (ev->hdr_data >> 16) & (RV_NONCES - 1);
+    ptl_match_bits_t rnonce = (ev->hdr_data >> RV_NONCE_BITS) & RV_NONCE_MASK;
     int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)r->buf, r->len, PTL_CT_ACK_REQ, ev->initiator,
                     P2P_RECV_PT, rnonce, 0, r, 0);
     if (rc == PTL_OK) {

@@ -130,6 +130,13 @@ void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq)
     if (e && e->posted == seq + 1) e->posted = seq;
 }
 
+/* The last send numbered on this key did not start. */
+void p2p_seq_unsend(int peer, unsigned ctx, int tag)
+{
+    seq_ent_t *e = seq_find(peer, ctx, tag);
+    if (e && e->sent) e->sent--;
+}
+
 void p2p_seq_rr_arrived(const ptl_event_t *ev)
 {
     int peer = (int)ev->initiator.rank;

@@ -102,7 +102,9 @@ void ptl_ct_set(ptl_ct_t *ct, ptl_ct_event_t v)
 static void trig_exec(ptl_trig_t *t)
 {
     switch (t->kind) {
-    case TK_XFER: ptl_xfer_start(&t->x); break;
+    case TK_XFER:
+        if (ptl_xfer_start(&t->x) != PTL_OK) ptl_xfer_start_failed(&t->x);
+        break;
     case TK_CTINC: ptl_ct_add(ptl_ct_get(t->ct), t->value.success, t->value.failure); break;
     case TK_CTSET: {
         ptl_ct_t *ct = ptl_ct_get(t->ct);

@@ -34,9 +34,12 @@ static bool table_grow(ptl_table_t *t)
     for (uint32_t i = t->cap; i < cap; i++) {
         t->obj[i] = NULL;
         t->gen[i] = 0;
-        t->next_free[i] = i + 1 < cap ? i + 1 : t->free_head;
+        t->next_free[i] = i + 1 < cap ? i + 1 : UINT32_MAX;
     }
-    t->free_head = t->cap;
+    /* the new slots join the end of the queue */
+    if (t->free_head == UINT32_MAX) t->free_head = t->cap;
+    else t->next_free[t->free_tail] = t->cap;
+    t->free_tail = cap - 1;
     t->cap = cap;
     return true;
 }
@@ -44,10 +47,11 @@ static bool table_grow(ptl_table_t *t)
 uint32_t ptl_handle_new(int type, void *obj)
 {
     ptl_table_t *t = &ptl_g.tables[type];
-    if (t->cap == 0) t->free_head = UINT32_MAX;
+    if (t->cap == 0) t->free_head = t->free_tail = UINT32_MAX;
     if (t->free_head == UINT32_MAX && !table_grow(t)) return PTL_INVALID_HANDLE;
     uint32_t i = t->free_head;
     t->free_head = t->next_free[i];
+    if (t->free_head == UINT32_MAX) t->free_tail = UINT32_MAX;
     t->obj[i] = obj;
     t->used++;
     return handle_make(type, t->gen[i], i);
@@ -71,8 +75,10 @@ void ptl_handle_free(uint32_t h)
     uint32_t i = h & PTLH_MAX_INDEX;
     t->obj[i] = NULL;
     t->gen[i] = (uint8_t)(t->gen[i] + 1);
-    t->next_free[i] = t->free_head;
-    t->free_head = i;
+    t->next_free[i] = UINT32_MAX;
+    if (t->free_tail == UINT32_MAX) t->free_head = i;
+    else t->next_free[t->free_tail] = i;
+    t->free_tail = i;
     t->used--;
 }
 
@@ -83,6 +89,6 @@ void ptl_tables_reset(void)
         free(t->obj);
         free(t->gen);
         free(t->next_free);
-        *t = (ptl_table_t){.free_head = UINT32_MAX};
+        *t = (ptl_table_t){.free_head = UINT32_MAX, .free_tail = UINT32_MAX};
     }
 }

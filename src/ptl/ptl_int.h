@@ -32,7 +32,10 @@ typedef struct ptl_table {
     void **obj;          /* index -> object (NULL: free) */
     uint8_t *gen;        /* bumped on free: stale handles stop matching */
     uint32_t cap, used;
-    uint32_t free_head;  /* free-list through obj[] of free slots, or UINT32_MAX */
+    /* free slots in a FIFO queue (head, tail, or UINT32_MAX): a freed slot
+     * is reused last, so a stale handle can only alias a live object after
+     * its slot went through the whole queue 2^PTLH_GEN_BITS times */
+    uint32_t free_head, free_tail;
     uint32_t *next_free;
 } ptl_table_t;
 
@@ -320,6 +323,7 @@ int ptl_trig_add(ptl_ct_t *ct, ptl_size_t threshold, const ptl_trig_t *t);
 /* xfer.c: validate (returns PTL_ARG_INVALID etc.) and start a data movement */
 int ptl_xfer_validate(const ptl_xfer_args_t *a);
 int ptl_xfer_start(const ptl_xfer_args_t *a);
+void ptl_xfer_start_failed(const ptl_xfer_args_t *a);
 /* entry.c: the bodies of PtlMEAppend / PtlMEUnlink, for triggered use */
 int ptl_me_append_locked(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t *me,
                          ptl_list_t list, void *user_ptr, ptl_handle_me_t *out, bool matching);

@@ -181,6 +181,30 @@ int ptl_xfer_start(const ptl_xfer_args_t *a)
     return PTL_OK;
 }
 
+/* A triggered operation that could not start (its peer gone, no memory):
+ * it completes as failed (PTL_NI_UNDELIVERABLE), with the events and
+ * counts its MDs ask for, so that nothing waits for it forever and chains
+ * on the same counters (which fire on success + failure) still run. */
+void ptl_xfer_start_failed(const ptl_xfer_args_t *a)
+{
+    ptl_md_obj_t *md = ptl_md_get(a->md);
+    if (!md) return; /* released since posted: nobody to tell */
+    const ptl_ni_fail_t f = PTL_NI_UNDELIVERABLE;
+    if (a->kind == RK_GET || a->kind == RK_FETCH || a->kind == RK_SWAP) {
+        ptl_md_obj_t *m = a->kind != RK_GET ? ptl_md_get(a->get_md) : md;
+        if (m && (m->md.options & PTL_MD_EVENT_CT_REPLY))
+            ptl_count(m->ct, m->md.options, PTL_MD_EVENT_CT_BYTES, false, 0);
+        if (m) md_event(m, PTL_EVENT_REPLY, a->user_ptr, f, 0, a->remote_offset, 0);
+        if (a->kind == RK_GET) return;
+    }
+    if (md->md.options & PTL_MD_EVENT_CT_SEND)
+        ptl_count(md->ct, md->md.options, PTL_MD_EVENT_CT_BYTES, false, 0);
+    md_event(md, PTL_EVENT_SEND, a->user_ptr, f, 0, 0, 0);
+    if (a->ack_req != PTL_NO_ACK_REQ && (md->md.options & PTL_MD_EVENT_CT_ACK))
+        ptl_count(md->ct, md->md.options, PTL_MD_EVENT_CT_BYTES, false, 0);
+    if (a->ack_req == PTL_ACK_REQ) md_event(md, PTL_EVENT_ACK, a->user_ptr, f, 0, 0, 0);
+}
+
 /* ---- responses ------------------------------------------------------------------------ */
 
 static void xfer_ack(ptl_xfer_t *x, const ptl_resp_hdr_t *r)
