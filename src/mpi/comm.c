@@ -120,6 +120,7 @@ static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *wo
         return MPI_ERR_NO_MEM;
     }
     ctx_used[ctx / 64] |= 1ull << (ctx % 64);
+    merrh_retain(c->errh); /* inherited from the parent */
     *out = c->handle;
     return MPI_SUCCESS;
 }
@@ -198,6 +199,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     if (!c || c == &comm_world || c == &comm_self)
         return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "not a freeable communicator");
     ctx_used[c->ctx / 64] &= ~(1ull << (c->ctx % 64));
+    merrh_release(c->errh);
     mh_free(&comm_table, (uint32_t)c->handle);
     free(c->world_of);
     free(c);
@@ -253,8 +255,10 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     MPI_CHECK_STATE("MPI_Comm_set_errhandler");
     mcomm_t *c = mcomm_get(comm);
     if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler", NULL);
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
+    if (!merrh_valid(errhandler))
         return mpi_err(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "unknown error handler");
+    merrh_retain(errhandler);
+    merrh_release(c->errh);
     c->errh = errhandler;
     return MPI_SUCCESS;
 }
@@ -265,6 +269,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     mcomm_t *c = mcomm_get(comm);
     if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler", NULL);
     if (!errhandler) return mpi_err(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler", NULL);
+    merrh_retain(c->errh); /* a new reference, for MPI_Errhandler_free (MPI 3.1 §8.3.1) */
     *errhandler = c->errh;
     return MPI_SUCCESS;
 }

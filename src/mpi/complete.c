@@ -140,3 +140,26 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
         if (p2p_wait_progress(1000) != SL_OK) err = mpi_err(NULL, MPI_ERR_INTERN, "MPI_Waitsome", NULL);
     return err;
 }
+
+/* The status of a request without freeing it or making it inactive (MPI
+ * 3.1 §3.7.3); the request still has to be waited for, tested or freed.
+ * MPI_REQUEST_NULL and inactive persistent requests give flag 1 and the
+ * empty status, whose source is MPI_ANY_SOURCE (§3.7.3; mreq_status_empty
+ * gives the status of a receive from MPI_PROC_NULL). */
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    MPI_CHECK_STATE("MPI_Request_get_status");
+    if (!flag) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Request_get_status", "flag is NULL");
+    mreq_t *r = request == MPI_REQUEST_NULL ? NULL : mreq_get(request);
+    if (request != MPI_REQUEST_NULL && !r)
+        return mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Request_get_status", "invalid or freed request");
+    if (!r || (r->persistent && !r->active)) {
+        *flag = 1;
+        mreq_status_empty(status);
+        if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
+        return MPI_SUCCESS;
+    }
+    if (!(*flag = mreq_poll(r))) return MPI_SUCCESS;
+    if (status != MPI_STATUS_IGNORE) *status = r->st;
+    return r->err ? mpi_err(r->comm, r->err, "MPI_Request_get_status", NULL) : MPI_SUCCESS;
+}

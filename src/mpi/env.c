@@ -6,12 +6,14 @@
 #include "p2p/p2p.h"
 #include "util/sys.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 int mpi_state;
 int mpi_world_rank, mpi_world_size;
+static pthread_t mpi_main_thread; /* the thread that called MPI_Init */
 
 int MPI_Init(int *argc, char ***argv)
 {
@@ -23,6 +25,7 @@ int MPI_Init(int *argc, char ***argv)
         fprintf(stderr, "MPI_Init: cannot start: %s\n", sl_status_string(st));
         return MPI_ERR_OTHER;
     }
+    mpi_main_thread = pthread_self();
     mpi_state = 1;
     return MPI_SUCCESS;
 }
@@ -41,6 +44,14 @@ int MPI_Query_thread(int *provided)
 {
     if (!provided) return MPI_ERR_ARG;
     *provided = MPI_THREAD_SERIALIZED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+    MPI_CHECK_STATE("MPI_Is_thread_main");
+    if (!flag) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "flag is NULL");
+    *flag = pthread_equal(pthread_self(), mpi_main_thread) != 0;
     return MPI_SUCCESS;
 }
 
@@ -162,6 +173,7 @@ int mpi_err(const mcomm_t *c, int cls, const char *fname, const char *detail)
 {
     if (!c) c = mcomm_get(MPI_COMM_WORLD);
     if (c && c->errh == MPI_ERRORS_RETURN) return cls;
+    if (c && merrh_invoke(c, cls)) return cls;
     char s[MPI_MAX_ERROR_STRING];
     int len;
     MPI_Error_string(cls, s, &len);

@@ -35,8 +35,19 @@ int mcomm_rank_of(const mcomm_t *c, int w);
 
 /* Report error class cls raised by fname on comm c (NULL: MPI_COMM_WORLD's
  * handler): with MPI_ERRORS_ARE_FATAL print and abort the job, with
- * MPI_ERRORS_RETURN return cls. */
+ * MPI_ERRORS_RETURN return cls, with a user handler call it, then return
+ * cls. */
 int mpi_err(const mcomm_t *c, int cls, const char *fname, const char *detail);
+
+/* Error handlers (errhandler.c).  valid: predefined or a live user
+ * handler.  A communicator holds a reference on its user handler (retain
+ * when set or inherited, release when replaced or freed; no-ops on
+ * predefined ones).  invoke: runs c's user handler with code and returns
+ * true, or returns false when c's handler is predefined. */
+bool merrh_valid(MPI_Errhandler e);
+void merrh_retain(MPI_Errhandler e);
+void merrh_release(MPI_Errhandler e);
+bool merrh_invoke(const mcomm_t *c, int code);
 
 /* Every MPI call between init and finalize checks this first. */
 #define MPI_CHECK_STATE(fname)                                                              \
