@@ -145,6 +145,13 @@ static void test_integers(void)
         CHECK_INT_OP(unsigned char, MPI_BYTE, bit_ops[k], k % size);
     for (int k = 0; k < 3; k++)
         CHECK_INT_OP(_Bool, MPI_C_BOOL, logic_ops[k], k % size);
+    /* Fortran integer (arithmetic, bits) and LOGICAL (logical ops), from C */
+    for (int k = 0; k < 4; k++)
+        CHECK_INT_OP(int, MPI_INTEGER, arith_ops[k], k % size);
+    for (int k = 0; k < 3; k++)
+        CHECK_INT_OP(int, MPI_INTEGER, bit_ops[k], k % size);
+    for (int k = 0; k < 3; k++)
+        CHECK_INT_OP(int, MPI_LOGICAL, logic_ops[k], k % size);
 }
 
 /* Floating point: arithmetic on small integers is exact. */
@@ -157,6 +164,8 @@ static void test_floats(void)
     CHECK_FLOAT(float, MPI_FLOAT);
     CHECK_FLOAT(double, MPI_DOUBLE);
     CHECK_FLOAT(long double, MPI_LONG_DOUBLE);
+    CHECK_FLOAT(float, MPI_REAL);
+    CHECK_FLOAT(double, MPI_DOUBLE_PRECISION);
     /* complex: sum and product of (r+1) + (i+1)i, exact in small integers */
     double complex s[2], out[2], want[2] = {0, 0}, prod[2] = {1, 1};
     for (int i = 0; i < 2; i++)
@@ -174,6 +183,9 @@ static void test_floats(void)
     float complex fs = (float)(rank + 1) - 1.0f * I, fo;
     EXPECT(MPI_Allreduce(&fs, &fo, 1, MPI_C_FLOAT_COMPLEX, MPI_SUM, MPI_COMM_WORLD) == 0);
     EXPECT(crealf(fo) == size * (size + 1) / 2 && cimagf(fo) == -size);
+    long double complex ls = (long double)rank + 2.0L * I, lo;
+    EXPECT(MPI_Allreduce(&ls, &lo, 1, MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD) == 0);
+    EXPECT(creall(lo) == size * (size - 1) / 2 && cimagl(lo) == 2.0L * size);
 }
 
 /* ---- MINLOC and MAXLOC ---------------------------------------------------------------- */
@@ -499,6 +511,9 @@ static void test_errors(void)
     double d = 1, e;
     EXPECT(err_class(MPI_Allreduce(&d, &e, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD)) == MPI_ERR_OP);
     EXPECT(err_class(MPI_Reduce(&d, &e, 1, MPI_DOUBLE, MPI_BXOR, 0, MPI_COMM_WORLD)) == MPI_ERR_OP);
+    double complex z = 1, zo;
+    EXPECT(err_class(MPI_Allreduce(&z, &zo, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, MPI_COMM_WORLD)) ==
+           MPI_ERR_OP);
     EXPECT(err_class(MPI_Allreduce(v, o, 2, MPI_INT, MPI_SUM, MPI_COMM_NULL)) == MPI_ERR_COMM);
     EXPECT(err_class(MPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_NULL)) == MPI_ERR_COMM);
     MPI_Op op = MPI_SUM;
