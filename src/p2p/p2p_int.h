@@ -87,6 +87,7 @@ struct p2p_req {
     size_t rv_next, rv_end;
     ptl_handle_me_t rv_me; /* traditional receive: the exposed buffer */
     bool rv_trig;          /* a triggered pull: its own MD and reply counter */
+    uint64_t rv_t0, rv_tau; /* slow-sink emulation: pull start, first chunk's time */
     ptl_handle_md_t rv_md;
     ptl_handle_ct_t rv_ct;
 };

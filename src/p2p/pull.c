@@ -19,10 +19,14 @@
  *    MDs/counters/triggered slots): each REPLY event issues the next get.
  *
  * SLUICE_SINK_SLOWDOWN=k emulates a receiver that drains data k times
- * slower than normal: it reads each chunk k-1 more times before asking for
- * the next (an experiment knob, bench/rdrp_sweep). */
+ * slower than it arrives: after each chunk it stays busy k-1 times as long
+ * as the first chunk of the pull took to come (measured before any
+ * draining, so the pace does not feed back on itself), then asks for more
+ * (an experiment knob, bench/rdrp_sweep.sh; host-chained pulls only). */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
+
+#include "util/sys.h"
 
 #include <string.h>
 
@@ -115,6 +119,8 @@ void p2p_pull_start(p2p_req_t *r, ptl_process_t from, unsigned nonce, size_t hav
     r->rv_next = have;
     r->rv_end = end;
     r->rv_inflight = 0;
+    r->rv_tau = 0;
+    r->rv_t0 = P.sink_slowdown > 1 ? sl_now_ns() : 0;
     if (P.rdrp_triggered && P.sink_slowdown <= 1 && end > have && trig_start(r)) {
         P.stats.pulls_triggered++;
         return;
@@ -130,16 +136,13 @@ void p2p_pull_fin_sent(p2p_req_t *r)
     r->done = true;
 }
 
-/* The emulated slow sink: k-1 more passes over what arrived. */
-static void drain(const char *data, size_t n)
+/* The emulated slow sink: busy (k-1) x the first chunk's time. */
+static void drain(p2p_req_t *r)
 {
-    static char scratch[1 << 16];
-    for (unsigned k = 1; k < P.sink_slowdown; k++)
-        for (size_t off = 0; off < n; off += sizeof scratch) {
-            size_t m = n - off < sizeof scratch ? n - off : sizeof scratch;
-            memcpy(scratch, data + off, m);
-            __asm__ volatile("" ::"r"(scratch) : "memory"); /* keep the copy */
-        }
+    uint64_t now = sl_now_ns();
+    if (!r->rv_tau) r->rv_tau = now - r->rv_t0;
+    uint64_t until = now + (P.sink_slowdown - 1) * r->rv_tau;
+    while (sl_now_ns() < until) sl_cpu_relax();
 }
 
 void p2p_pull_reply(p2p_req_t *r, const ptl_event_t *ev)
@@ -153,7 +156,7 @@ void p2p_pull_reply(p2p_req_t *r, const ptl_event_t *ev)
         r->st.error = SL_ERR_PROTO;
         r->rv_end = r->rv_next;
     } else if (P.sink_slowdown > 1) {
-        drain((const char *)r->buf + ev->remote_offset, (size_t)ev->mlength);
+        drain(r);
     }
     pump(r);
 }
