@@ -144,8 +144,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 /* The status of a request without freeing it or making it inactive (MPI
  * 3.1 §3.7.3); the request still has to be waited for, tested or freed.
  * MPI_REQUEST_NULL and inactive persistent requests give flag 1 and the
- * empty status, whose source is MPI_ANY_SOURCE (§3.7.3; mreq_status_empty
- * gives the status of a receive from MPI_PROC_NULL). */
+ * empty status (§3.7.3). */
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     MPI_CHECK_STATE("MPI_Request_get_status");
@@ -156,7 +155,6 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!r || (r->persistent && !r->active)) {
         *flag = 1;
         mreq_status_empty(status);
-        if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
         return MPI_SUCCESS;
     }
     if (!(*flag = mreq_poll(r))) return MPI_SUCCESS;

@@ -86,7 +86,7 @@ static int mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MP
     mdt_type_t *t = mdt_get_committed(dt, &err);
     if (!t) return mpi_err(NULL, err, fname, NULL);
     if (*message == MPI_MESSAGE_NO_PROC) {
-        mreq_status_empty(st);
+        mreq_status_proc_null(st);
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }

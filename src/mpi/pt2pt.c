@@ -65,7 +65,7 @@ static int req_issue(mreq_t *r, int peer, int tag, sl_status_t *pst)
     *pst = SL_OK;
     r->err = MPI_SUCCESS;
     if (peer == MPI_PROC_NULL) {
-        mreq_status_empty(&r->st);
+        mreq_status_proc_null(&r->st);
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)r->count * (size_t)r->type->size;
@@ -264,7 +264,7 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *stat
     if (!c) return mpi_err(NULL, MPI_ERR_COMM, fname, NULL);
     if (tag != MPI_ANY_TAG && (tag < 0 || tag > P2P_TAG_MAX)) return mpi_err(c, MPI_ERR_TAG, fname, NULL);
     if (source == MPI_PROC_NULL) {
-        mreq_status_empty(status);
+        mreq_status_proc_null(status);
         if (flag) *flag = 1;
         return MPI_SUCCESS;
     }

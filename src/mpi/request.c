@@ -17,10 +17,20 @@ static mreq_t *mreq_alloc(void)
     return r;
 }
 
+/* The status of an operation with MPI_PROC_NULL (MPI 3.1 §3.11): source
+ * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0. */
+void mreq_status_proc_null(MPI_Status *s)
+{
+    mreq_status_empty(s);
+    if (s != MPI_STATUS_IGNORE) s->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+/* The empty status (§3.7.3) of a null or inactive request: source
+ * MPI_ANY_SOURCE, tag MPI_ANY_TAG, no error, count 0. */
 void mreq_status_empty(MPI_Status *s)
 {
     if (s == MPI_STATUS_IGNORE) return;
-    s->MPI_SOURCE = MPI_PROC_NULL;
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
     s->MPI_TAG = MPI_ANY_TAG;
     s->MPI_ERROR = MPI_SUCCESS;
     mdt_status_set_bytes(s, 0);

@@ -45,7 +45,8 @@ void mreq_reap_detached(bool block);
 /* The request behind a live handle, or NULL. */
 mreq_t *mreq_get(MPI_Request h);
 /* The empty status of MPI 3.1 §3.7.3 (PROC_NULL, ANY_TAG, count 0). */
-void mreq_status_empty(MPI_Status *s);
+void mreq_status_empty(MPI_Status *s);      /* null or inactive request (§3.7.3) */
+void mreq_status_proc_null(MPI_Status *s);  /* an operation with MPI_PROC_NULL */
 /* r finished in p2p: fill its MPI status and unpack a packed receive. */
 void mreq_finish(mreq_t *r, const p2p_status_t *ps);
 /* Has r finished?  Collects its p2p completion once (never blocks). */
