@@ -278,7 +278,7 @@ int main(int argc, char **argv)
     if (m && *m) g_mode = m;
     const char *e = getenv("SLUICE_EAGER_LIMIT"), *h = getenv("SLUICE_HYBRID_LIMIT");
     size_t eager = e ? strtoul(e, NULL, 10) : 65536;
-    g_hybrid_limit = h ? strtoul(h, NULL, 10) : 262144;
+    g_hybrid_limit = h ? strtoul(h, NULL, 10) : 131072;
     g_medium = eager + 1 + 2047; /* odd, over the eager limit, under the hybrid limit */
     g_large = g_hybrid_limit + 1024 * 1024 + 333;
     EXPECT(g_medium <= g_hybrid_limit && g_medium > 1100);
