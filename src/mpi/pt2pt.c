@@ -115,7 +115,7 @@ static int req_new(int kind, void *buf, int count, MPI_Datatype dt, int peer, in
 static int req_start(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                      MPI_Comm comm, MPI_Request *out, const char *fname)
 {
-    mreq_t *r;
+    mreq_t *r = NULL;
     int err = req_new(kind, buf, count, dt, peer, tag, comm, out, &r, fname);
     if (err != MPI_SUCCESS) return err;
     sl_status_t st;
@@ -239,8 +239,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     MPI_CHECK_STATE("MPI_Sendrecv_replace");
-    mcomm_t *c;
-    mdt_type_t *t;
+    mcomm_t *c = NULL;
+    mdt_type_t *t = NULL;
     int err = req_check(false, buf, count, datatype, dest, sendtag, comm, &c, &t,
                         "MPI_Sendrecv_replace");
     if (err) return err;
@@ -330,7 +330,7 @@ static int persistent_init(int kind, void *buf, int count, MPI_Datatype dt, int 
                            MPI_Comm comm, MPI_Request *out, const char *fname)
 {
     MPI_CHECK_STATE(fname);
-    mreq_t *r;
+    mreq_t *r = NULL;
     int err = req_new(kind, buf, count, dt, peer, tag, comm, out, &r, fname);
     if (err == MPI_SUCCESS) r->persistent = true;
     return err;

@@ -77,6 +77,11 @@ static int64_t ptl_spin_base_ns = 50000; /* SLUICE_SPIN_US, read once at PtlInit
 
 static int64_t ptl_spin_budget(void)
 {
+    /* oversubscribed: the rank we wait for may need this CPU, so hardly
+     * spin (measured, 4 ranks on 2 CPUs: waits learned up to the 1 ms cap
+     * and every round trip cost about that; see WIRE_OVERSUB_SPIN_NS) */
+    if (wire_oversubscribed(ptl_g.wire))
+        return ptl_spin_base_ns < WIRE_OVERSUB_SPIN_NS ? ptl_spin_base_ns : WIRE_OVERSUB_SPIN_NS;
     int64_t b = 2 * atomic_load_explicit(&ptl_wait_avg_ns, memory_order_relaxed);
     if (b < ptl_spin_base_ns) b = ptl_spin_base_ns;
     return b > PTL_SPIN_CAP_NS ? PTL_SPIN_CAP_NS : b;

@@ -64,7 +64,8 @@
       "hold at least two eager messages")                                                  \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
-      "its futex")                                                                          \
+      "its futex (longer when waits are usually longer, up to 1 ms; at most 10 us when "    \
+      "the host has more ranks than CPUs)")                                                \
     X(YIELD, "SLUICE_YIELD", INT, "-1", -1, 1,                                              \
       "whether waiting ranks yield the CPU between spinning and sleeping: 1 yes, 0 no, -1 "\
       "automatic (yes unless the process is bound to one CPU: a bound rank has its CPU to " \

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 /* A message queued to ourselves. */
 typedef struct self_msg {
@@ -49,6 +50,9 @@ static sl_status_t wire_config(wire_t *w)
         yield = sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) > 1;
     }
     w->yield = yield != 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    w->oversubscribed = cpus > 0 && w->size > cpus;
+    if (w->oversubscribed && w->spin_ns > WIRE_OVERSUB_SPIN_NS) w->spin_ns = WIRE_OVERSUB_SPIN_NS;
     return SL_OK;
 }
 
@@ -436,6 +440,11 @@ sl_status_t wire_wait_spin(wire_t *w, int64_t timeout_ns, int64_t spin_ns)
                 return SL_ERR_PEER_DEAD;
         }
     }
+}
+
+bool wire_oversubscribed(const wire_t *w)
+{
+    return w->oversubscribed;
 }
 
 int wire_parked(const wire_t *w)

@@ -132,6 +132,7 @@ struct wire {
     _Atomic bool piggyback;
     bool check;            /* SLUICE_WIRE_CHECK */
     bool yield;            /* yield between spinning and sleeping (SLUICE_YIELD) */
+    bool oversubscribed;   /* more ranks on this host than CPUs we may run on */
 
     shm_hdr_t *hdr;      /* own segment */
     char *ring;
