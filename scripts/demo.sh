@@ -14,6 +14,6 @@ echo "=== MPI on 4 ranks: latency, bandwidth, overlap (Sluice, MPICH, Open MPI)"
 sh bench/demo_compare.sh build 4
 if [ -f bench/progress_compare.sh ]; then
     echo "=== the progress benchmark of paper 003, 2 ranks"
-    sh bench/progress_compare.sh build
+    PROGRESS_REPEATS=1 PROGRESS_BIND=core sh bench/progress_compare.sh build
 fi
 build/bin/sluice_info | head -n 8
