@@ -1,5 +1,5 @@
 #!/bin/sh
-# Build bench/mpi_pingpong.c with Sluice's mpicc and, where installed, with
+# Build bench/mpi_pingpong.c (0 B - 16 MiB) with Sluice's mpicc and, where installed, with
 # MPICH's and Open MPI's, run each on 2 ranks bound to cores, and print one
 # table of latency and bandwidth with ratios against MPICH (same run, so the
 # ratios mean something on a shared machine).
@@ -21,7 +21,7 @@ run() { # name mpicc launcher... -- max
         { echo "# $name failed:"; sed 's/^/#   /' "$tmp/$name.err"; return; }
     echo "$name" >> "$tmp/ran"
 }
-max=4194304
+max=16777216
 run sluice "$build/bin/mpicc" "$build/bin/mpirun" -n 2
 run mpich mpicc.mpich mpiexec.mpich -launcher fork -bind-to core -n 2
 run openmpi mpicc.openmpi mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core -n 2
