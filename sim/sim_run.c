@@ -354,8 +354,14 @@ static int sim_measure(struct sim_net *net, struct sim_result *res)
         if ((st = sim_advance(net, cyc, &m)) != SIM_OK)
             return st;
         double thr = (double)(net->acc_flits - fa) / ((double)c->iter * net->N);
-        if (c->verbose)
+        if (c->verbose) {
             sim_debug_census(net);
+            /* Exact state fingerprint: equal lines mean identical runs. */
+            fprintf(stderr, "fingerprint: sunk %lld flits %lld lat %lld hops %lld nonmin %lld rng %016llx\n",
+                    (long long)net->total_sunk, (long long)net->acc_flits,
+                    (long long)net->lat_sum, (long long)net->hop_sum,
+                    (long long)net->nonmin_pkts, (unsigned long long)net->rng);
+        }
         if (res->iters < 64)
             res->iter_thr[res->iters] = thr;
         res->iters++;
