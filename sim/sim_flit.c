@@ -4,128 +4,167 @@
  * VC owned by one packet from its head's VC allocation until its tail has
  * crossed the switch, and a separable input-first switch allocator run
  * 2 or 3 times per cycle (2.4 on average) with at most one flit per input
- * and per output each time.  Links are delay lines of one flit per cycle.
- * It shares topology, routing, traffic and the endpoint logic with the
- * packet-granular mode and exists to validate it (slow: use <= 1,056 nodes).
+ * and per output each time.  Every output has a FIFO output queue that puts
+ * one flit per cycle on its link; links deliver flits and credits after
+ * their latency.
+ *
+ * Speed (issue 5): the engine only touches state that has work.
+ *  - Links and output queues are not scanned.  A flit that crosses the
+ *    switch in cycle t leaves its output queue in cycle
+ *    d = max(t + 1, cycle after the previous flit of that output left),
+ *    which is known at once, so it is put straight into a timing wheel
+ *    at its arrival cycle d + latency.  Credits travel in the same wheel.
+ *    Deliveries within a cycle commute (one flit per link per cycle, one
+ *    link per input), so their order in a bucket does not matter.
+ *  - An input VC is in its port's switch-request mask only if it owns an
+ *    output VC, has a flit, and that output VC has a credit; a VC blocked
+ *    on credits is re-armed by the credit's arrival (the output VC knows
+ *    its owner).  The allocator skipped such VCs anyway, so the decisions
+ *    are the same as scanning them.
+ *  - The state of an input VC (front packet, counts, route, allocation
+ *    state) is one 32-byte record; the packets queued behind the front
+ *    are a small ring touched only when a head arrives or a tail leaves.
+ *  - Counters that only the invariant checker needs (flits on wires,
+ *    credits in flight) are not kept; sim_flit_sync() recomputes them from
+ *    the wheel before a check.
+ * The decisions, their order and the random draws are those of the
+ * original cycle-by-cycle scan: results are bit-identical for a seed.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_net.h"
 
 /* A flit is coded as packet id * 64 + index within its packet * 2 + tail
- * bit, so that only head flits need to touch the packet record.  On the
- * output side the code is packed with the output VC: code * 8 + vc. */
+ * bit, so that only head flits need to touch the packet record. */
 #define FL_CODE(pkt, i, tail) ((pkt) * 64 + (i) * 2 + (tail))
 #define FL_PKT(code) ((code) >> 6)
 #define FL_IDX(code) (((code) >> 1) & 31)
 #define FL_TAIL(code) ((code) & 1)
-#define FL_MAX_PKT (1 << 22)
+#define FL_MAX_PKT (1 << 25)
 
-/* Flits of one packet are contiguous in a VC (the upstream output VC is
- * owned by one packet at a time), so a VC buffer is kept as a ring of
- * packet entries: one cache line serves all the packet's flits. */
-struct sim_fl_ent {
-    int32_t pkt, arr;               /* packet, arrival cycle of its head */
-    uint8_t len, present, sent, pad; /* flits in packet, received, forwarded */
+/* Wheel events: a = target << 2 | kind, b = flit code. */
+enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
+struct fl_ev {
+    int32_t a, b;
+};
+struct fl_bucket {
+    struct fl_ev *v;
+    int n, cap;
+};
+struct fl_ev2 {
+    int32_t at, a, b;
+};
+struct fl_bucket2 {
+    struct fl_ev2 *v;
+    int n, cap;
+};
+/* Level 1: one bucket per cycle for the next W1 cycles.  Level 2: one
+ * bucket per 64-cycle block beyond that (long output queues), moved into
+ * level 1 one block ahead of time. */
+#define FL_W1 128
+#define FL_BLK 64
+
+/* Input VC.  The front packet is cached here; packets behind it are in
+ * the VC's ring (entries pkt * 64 + len, head arrival cycle). */
+struct fl_ivc {
+    int32_t fpkt;           /* front packet, -1 none */
+    int32_t ov;             /* allocated/routed output VC (global index), -1 not routed */
+    int32_t va_ready;       /* cycle the front head may allocate */
+    int32_t vq_n;           /* flits present */
+    uint16_t ve_head, ve_n; /* ring of packets behind the front */
+    uint8_t flen, fsent;    /* front packet length, flits forwarded */
+    uint8_t active;         /* front packet owns its output VC */
+    uint8_t cblk;           /* active, but the output VC has no credit */
+    int32_t pad[2];
+};
+
+struct fl_ent {
+    int32_t pklen, arr;
+};
+
+struct fl_ovc {
+    int32_t cred;           /* credits for the downstream VC */
+    int32_t owner;          /* owning input VC (global index), -1 free */
+};
+
+struct fl_port {
+    int32_t next_free;      /* output: first cycle its link is free */
+    int32_t used_tag;       /* output: switch sub-cycle that last used it */
+    int32_t down;           /* output: downstream input VC 0, or node */
+    int32_t up;             /* input: upstream output VC 0, or node */
+    int32_t lat;            /* link latency, cycles */
+    int32_t term;           /* terminal port */
+    int32_t pad[2];
+};
+
+struct fl_node {
+    int32_t inj_pkt, inj_idx;   /* packet being injected, next flit */
+    int32_t ej_head, ej_sink_at; /* ejection ring, next sink cycle */
+    int32_t ej_part;            /* flits sunk of a partly sunk packet */
 };
 
 struct sim_fl {
-    int B, Q;                       /* VC buffer depth, output queue depth */
-    struct sim_fl_ent *ve;              /* per input VC ring of B packet entries */
-    int32_t *ve_head, *ve_n;        /* ring position and entries in use */
-    int32_t *vq_n, *vq_state;       /* flits present, VC state */
-    int32_t *va_ready;              /* per input VC: cycle its front head may allocate */
-    int32_t *owner;                 /* per output VC: owning input pv, -1 free */
-    int32_t *oq, *oq_head, *oq_n;         /* per output port ring of Q packed flits */
-    int32_t *pipe, *pipe_off;             /* per output port: lat slots of packed flits */
-    int32_t *cpipe, *cpipe_off;           /* per input port: lat * V credit slots */
-    int32_t *used_out;                    /* switch sub-cycle tag per output */
-    int32_t *rr_in;                       /* per input port: next VC to try */
-    int32_t *inj_pkt, *inj_idx;           /* per node: packet being injected */
-    int32_t *ipipe, *ipipe_off;           /* per node injection delay line */
-    int32_t *ej, *ej_head, *ej_sink_at;   /* per node ejection ring of flits */
-    int32_t *ej_part;                     /* flits sunk of a partly sunk packet */
-    int32_t *ecpipe, *ecpipe_off;         /* per node ejection credit delay line */
-    uint8_t *sw_mask;                     /* per input port: VCs that may cross */
-    uint8_t *va_mask;                     /* per input port: VCs awaiting VA */
-    int32_t *va_need;                     /* per router: VCs awaiting VA */
-    int32_t *lat_c;                       /* per port: link latency in cycles */
-    int32_t tmod[64];                     /* t % L for this cycle */
-    double sacc;                          /* speedup accumulator */
+    int B, RB;                  /* VC buffer depth, ring entries per VC */
+    struct fl_ivc *ivc;         /* per input VC */
+    struct fl_ent *ring;        /* per input VC, RB entries */
+    struct fl_ovc *ovc;         /* per output VC */
+    struct fl_port *port;       /* per (router, port) */
+    uint8_t *sw_mask;           /* per input port: VCs that may cross */
+    uint8_t *va_mask;           /* per input port: VCs awaiting VA */
+    uint8_t *rr_in;             /* per input port: next VC to try */
+    int32_t *va_need;           /* per router: VCs awaiting VA */
+    struct fl_node *nd;         /* per node */
+    int32_t *ej;                /* per node ejection ring of flit codes */
+    struct fl_bucket w1[FL_W1];
+    struct fl_bucket2 *w2;
+    int nw2;
+    double sacc;                /* speedup accumulator */
 };
 
-enum { VQ_IDLE, VQ_ACTIVE };
-
-static int32_t *sim_fl_alloc(size_t n, int fill, int *ok)
+static void *sim_fl_calloc(size_t n, size_t sz, int *ok)
 {
-    int32_t *p = malloc((n ? n : 1) * sizeof(int32_t));
-    if (!p) {
+    void *p = calloc(n ? n : 1, sz);
+    if (!p)
         *ok = 0;
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        p[i] = fill;
     return p;
-}
-
-/* Prefix offsets of per-port delay lines (lengths in cycles). */
-static int32_t *sim_fl_offsets(const struct sim_net *net, int mult, size_t *total, int *ok)
-{
-    size_t np = (size_t)net->R * net->P;
-    int32_t *off = sim_fl_alloc(np + 1, 0, ok);
-    if (!off)
-        return NULL;
-    for (size_t ip = 0; ip < np; ip++)
-        off[ip + 1] = off[ip] + net->lat[ip] / SIM_TPC * mult;
-    *total = (size_t)off[np];
-    return off;
 }
 
 static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
 {
-    size_t np = (size_t)net->R * net->P, nv = np * net->V, tot = 0;
-    f->ve = calloc(nv * f->B, sizeof(struct sim_fl_ent));
-    if (!f->ve)
-        *ok = 0;
-    f->ve_head = sim_fl_alloc(nv, 0, ok);
-    f->ve_n = sim_fl_alloc(nv, 0, ok);
-    f->vq_n = sim_fl_alloc(nv, 0, ok);
-    f->vq_state = sim_fl_alloc(nv, VQ_IDLE, ok);
-    f->va_ready = sim_fl_alloc(nv, 0, ok);
-    f->owner = sim_fl_alloc(nv, -1, ok);
-    f->oq = sim_fl_alloc(np * f->Q, -1, ok);
-    f->oq_head = sim_fl_alloc(np, 0, ok);
-    f->oq_n = sim_fl_alloc(np, 0, ok);
-    f->pipe_off = sim_fl_offsets(net, 1, &tot, ok);
-    f->pipe = sim_fl_alloc(tot, -1, ok);
-    f->cpipe_off = sim_fl_offsets(net, net->V, &tot, ok);
-    f->cpipe = sim_fl_alloc(tot, 0, ok);
-    f->used_out = sim_fl_alloc(np, -1, ok);
-    f->rr_in = sim_fl_alloc(np, 0, ok);
-    f->sw_mask = calloc(np, 1);
-    f->va_mask = calloc(np, 1);
-    f->va_need = sim_fl_alloc((size_t)net->R, 0, ok);
-    f->lat_c = sim_fl_alloc(np, 0, ok);
-    if (!f->sw_mask || !f->va_mask)
-        *ok = 0;
-    for (size_t ip = 0; *ok && ip < np; ip++)
-        f->lat_c[ip] = net->lat[ip] / SIM_TPC;
-    return *ok ? SIM_OK : SIM_ERR_NOMEM;
-}
-
-static int sim_fl_alloc_nodes(struct sim_net *net, struct sim_fl *f, int *ok)
-{
-    int N = net->N, lt = net->cfg.lat_term;
-    f->inj_pkt = sim_fl_alloc((size_t)N, -1, ok);
-    f->inj_idx = sim_fl_alloc((size_t)N, 0, ok);
-    f->ipipe = sim_fl_alloc((size_t)N * lt, -1, ok);
-    f->ej = sim_fl_alloc((size_t)N * net->cfg.eject_buf, -1, ok);
-    f->ej_head = sim_fl_alloc((size_t)N, 0, ok);
-    f->ej_sink_at = sim_fl_alloc((size_t)N, 0, ok);
-    f->ej_part = sim_fl_alloc((size_t)N, 0, ok);
-    f->ecpipe = sim_fl_alloc((size_t)N * lt, 0, ok);
-    return *ok ? SIM_OK : SIM_ERR_NOMEM;
+    size_t np = (size_t)net->R * net->P, nv = np * net->V;
+    int p = net->cfg.p;
+    f->ivc = sim_fl_calloc(nv, sizeof(*f->ivc), ok);
+    f->ring = sim_fl_calloc(nv * f->RB, sizeof(*f->ring), ok);
+    f->ovc = sim_fl_calloc(nv, sizeof(*f->ovc), ok);
+    f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
+    f->sw_mask = sim_fl_calloc(np, 1, ok);
+    f->va_mask = sim_fl_calloc(np, 1, ok);
+    f->rr_in = sim_fl_calloc(np, 1, ok);
+    f->va_need = sim_fl_calloc((size_t)net->R, sizeof(int32_t), ok);
+    if (!*ok)
+        return SIM_ERR_NOMEM;
+    for (size_t iv = 0; iv < nv; iv++) {
+        f->ivc[iv].fpkt = -1;
+        f->ivc[iv].ov = -1;
+        f->ovc[iv].cred = net->out_cred[iv];
+        f->ovc[iv].owner = -1;
+    }
+    for (size_t ip = 0; ip < np; ip++) {
+        struct fl_port *pt = &f->port[ip];
+        int port = (int)(ip % net->P);
+        pt->lat = net->lat[ip] / SIM_TPC;
+        pt->used_tag = -1;
+        pt->term = port < p;
+        if (pt->term) {
+            pt->down = pt->up = net->nbr_p[ip]; /* the node */
+        } else {
+            pt->down = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * net->V;
+            pt->up = pt->down; /* links are symmetric: same neighbour port */
+        }
+    }
+    return SIM_OK;
 }
 
 int sim_flit_init(struct sim_net *net)
@@ -136,13 +175,27 @@ int sim_flit_init(struct sim_net *net)
         return SIM_ERR_NOMEM;
     net->fl = f;
     f->B = net->cfg.buf_flits > net->cfg.eject_buf ? net->cfg.buf_flits : net->cfg.eject_buf;
-    f->Q = net->V * f->B + 1;
     if (net->cfg.lat_term < 1 || net->cfg.lat_local < 1 || net->cfg.lat_global < 1 ||
         net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
-        net->cfg.pkt_flits > 32 || net->V > 8)
+        net->cfg.pkt_flits > 32 || net->V > 8 || f->B > 65535)
         return SIM_ERR_ARG;
-    if (sim_fl_alloc_ports(net, f, &ok) != SIM_OK || sim_fl_alloc_nodes(net, f, &ok) != SIM_OK)
+    /* Packets queued behind the front: every packet has pkt_flits flits
+     * except RDRP's 1-flit credit packets. */
+    f->RB = net->cfg.cc == SIM_CC_RDRP ? f->B : f->B / net->cfg.pkt_flits + 2;
+    /* Longest delay of a wheel event: a full output queue (all VCs'
+     * credits) plus the link. */
+    int64_t horizon = (int64_t)net->V * f->B + 64 + 2;
+    f->nw2 = (int)(horizon / FL_BLK) + 3;
+    f->w2 = sim_fl_calloc((size_t)f->nw2, sizeof(*f->w2), &ok);
+    if (!ok || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
+    int N = net->N;
+    f->nd = sim_fl_calloc((size_t)N, sizeof(*f->nd), &ok);
+    f->ej = sim_fl_calloc((size_t)N * net->cfg.eject_buf, sizeof(int32_t), &ok);
+    if (!ok)
+        return SIM_ERR_NOMEM;
+    for (int n = 0; n < N; n++)
+        f->nd[n].inj_pkt = -1;
     return SIM_OK;
 }
 
@@ -151,18 +204,70 @@ void sim_flit_free(struct sim_net *net)
     struct sim_fl *f = net->fl;
     if (!f)
         return;
-    int32_t *bufs[] = { f->ve_head, f->ve_n, f->va_ready, f->vq_n, f->vq_state,
-                        f->owner, f->oq, f->oq_head, f->oq_n, f->pipe,
-                        f->pipe_off, f->cpipe, f->cpipe_off, f->used_out, f->rr_in,
-                        f->inj_pkt, f->inj_idx, f->ipipe, f->ej, f->ej_head, f->ej_sink_at, f->ej_part,
-                        f->ecpipe, f->ecpipe_off, f->va_need, f->lat_c };
+    for (int i = 0; i < FL_W1; i++)
+        free(f->w1[i].v);
+    if (f->w2)
+        for (int i = 0; i < f->nw2; i++)
+            free(f->w2[i].v);
+    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->sw_mask, f->va_mask, f->rr_in,
+                     f->va_need, f->nd, f->ej, f->w2 };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
-    free(f->sw_mask);
-    free(f->va_mask);
-    free(f->ve);
     free(f);
     net->fl = NULL;
+}
+
+/* ---- the timing wheel of flits and credits on links ---- */
+
+static void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind, int32_t target,
+                        int32_t code)
+{
+    struct fl_bucket *bk;
+    if (at - now < FL_W1) {
+        bk = &f->w1[at & (FL_W1 - 1)];
+    } else {
+        int64_t blk = at / FL_BLK;
+        if (blk - now / FL_BLK >= f->nw2)
+            abort(); /* beyond the horizon computed at init: cannot happen */
+        struct fl_bucket2 *b2 = &f->w2[blk % f->nw2];
+        if (b2->n == b2->cap) {
+            int cap = b2->cap ? b2->cap * 2 : 256;
+            struct fl_ev2 *nv = realloc(b2->v, (size_t)cap * sizeof(*nv));
+            if (!nv)
+                abort(); /* out of memory in the middle of a run */
+            b2->v = nv;
+            b2->cap = cap;
+        }
+        b2->v[b2->n].at = (int32_t)at;
+        b2->v[b2->n].a = target * 4 + kind;
+        b2->v[b2->n].b = code;
+        b2->n++;
+        return;
+    }
+    if (bk->n == bk->cap) {
+        int cap = bk->cap ? bk->cap * 2 : 256;
+        struct fl_ev *nv = realloc(bk->v, (size_t)cap * sizeof(*nv));
+        if (!nv)
+            abort(); /* out of memory in the middle of a run */
+        bk->v = nv;
+        bk->cap = cap;
+    }
+    bk->v[bk->n].a = target * 4 + kind;
+    bk->v[bk->n].b = code;
+    bk->n++;
+}
+
+/* Move the level-2 block that starts one block after the current one
+ * into level 1 (its cycles are then within FL_W1 of now). */
+static void sim_fl_wheel_refill(struct sim_fl *f, int64_t t)
+{
+    int64_t blk = t / FL_BLK + 1;
+    struct fl_bucket2 *src = &f->w2[blk % f->nw2];
+    for (int i = 0; i < src->n; i++) {
+        const struct fl_ev2 *e = &src->v[i];
+        sim_fl_push(f, t, e->at, e->a & 3, e->a >> 2, e->b);
+    }
+    src->n = 0;
 }
 
 /* ---- input VC rings ---- */
@@ -170,175 +275,130 @@ void sim_flit_free(struct sim_net *net)
 static void sim_fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
 {
     struct sim_fl *f = net->fl;
-    if (f->vq_state[iv] == VQ_ACTIVE) {
-        f->sw_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
-    } else if (f->vq_n[iv] == 0) {
-        f->va_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
-        f->va_need[iv / net->V / net->P]++;
-        f->va_ready[iv] = cyc + net->cfg.router_delay;
+    struct fl_ivc *q = &f->ivc[iv];
+    int V = net->V, ipi = iv / V;
+    uint8_t bit = (uint8_t)(1u << (iv - ipi * V));
+    if (q->active) {
+        if (!q->cblk)
+            f->sw_mask[ipi] |= bit;
+    } else if (q->vq_n == 0) {
+        f->va_mask[ipi] |= bit;
+        f->va_need[ipi / net->P]++;
+        q->va_ready = cyc + net->cfg.router_delay;
     }
     if (FL_IDX(code) == 0) {
-        int k = f->ve_head[iv] + f->ve_n[iv];
-        if (k >= f->B)
-            k -= f->B;
-        struct sim_fl_ent *e = &f->ve[(size_t)iv * f->B + k];
-        e->pkt = FL_PKT(code);
-        e->arr = cyc;
-        e->len = (uint8_t)net->pkt[e->pkt].len;
-        e->present = 1;
-        e->sent = 0;
-        f->ve_n[iv]++;
-    } else {
-        int k = f->ve_head[iv] + f->ve_n[iv] - 1;
-        if (k >= f->B)
-            k -= f->B;
-        f->ve[(size_t)iv * f->B + k].present++;
-    }
-    f->vq_n[iv]++;
-    net->in_flits[iv]++;
-}
-
-static struct sim_fl_ent *sim_fl_vq_front_ent(const struct sim_fl *f, int iv)
-{
-    return &f->ve[(size_t)iv * f->B + f->ve_head[iv]];
-}
-
-static int32_t sim_fl_vq_front_arr(const struct sim_fl *f, int iv)
-{
-    return sim_fl_vq_front_ent(f, iv)->arr;
-}
-
-/* Code of the front flit; a non-empty VC always has one (contiguity). */
-static int sim_fl_vq_front(const struct sim_fl *f, int iv)
-{
-    if (!f->vq_n[iv])
-        return -1;
-    const struct sim_fl_ent *e = sim_fl_vq_front_ent(f, iv);
-    return FL_CODE(e->pkt, e->sent, e->sent == e->len - 1);
-}
-
-/* Remove the front flit (the caller has read its code). */
-static void sim_fl_vq_pop(struct sim_fl *f, int iv, int tail)
-{
-    sim_fl_vq_front_ent(f, iv)->sent++;
-    if (tail) {
-        if (++f->ve_head[iv] == f->B)
-            f->ve_head[iv] = 0;
-        f->ve_n[iv]--;
-    }
-    f->vq_n[iv]--;
-}
-
-/* ---- phase 1: links deliver flits and credits sent lat cycles ago ---- */
-
-static void sim_fl_deliver_flit(struct sim_net *net, int64_t t, int r, int o, int code, int vc)
-{
-    int ip = r * net->P + o;
-    struct sim_fl *f = net->fl;
-    int pkt = FL_PKT(code);
-    net->out_fwd[ip * net->V + vc]--;
-    if (o < net->cfg.p) {
-        int n = net->nbr_p[ip];
-        int cap = net->cfg.eject_buf, k = (f->ej_head[n] + net->node[n].ej_flits) % cap;
-        f->ej[(size_t)n * cap + k] = code;
-        net->node[n].ej_flits++;
-        if (FL_IDX(code) == 0)
-            sim_node_header(net, t * SIM_TPC, n, &net->pkt[pkt]);
-        return;
-    }
-    int dr = net->nbr_r[ip], iv = (dr * net->P + net->nbr_p[ip]) * net->V + vc;
-    sim_fl_vq_push(net, iv, code, (int32_t)t);
-}
-
-static void sim_fl_links(struct sim_net *net, int64_t t)
-{
-    struct sim_fl *f = net->fl;
-    int np = net->R * net->P;
-    for (int ip = 0; ip < np; ip++) {
-        int m = f->tmod[f->lat_c[ip]], s = f->pipe_off[ip] + m;
-        if (f->pipe[s] >= 0) {
-            int packed = f->pipe[s];
-            f->pipe[s] = -1;
-            sim_fl_deliver_flit(net, t, ip / net->P, ip % net->P, packed >> 3, packed & 7);
+        int pkt = FL_PKT(code), len = net->pkt[pkt].len;
+        if (q->fpkt < 0) {
+            q->fpkt = pkt;
+            q->flen = (uint8_t)len;
+            q->fsent = 0;
+        } else {
+            int k = q->ve_head + q->ve_n;
+            if (k >= f->RB)
+                k -= f->RB;
+            struct fl_ent *e = &f->ring[(size_t)iv * f->RB + k];
+            e->pklen = pkt * 64 + len;
+            e->arr = cyc;
+            q->ve_n++;
         }
-        int *cs = &f->cpipe[f->cpipe_off[ip] + m * net->V];
-        for (int vc = 0; vc < net->V; vc++) {
-            if (!cs[vc])
-                continue;
-            if (ip % net->P < net->cfg.p) {
-                struct sim_node *nd = &net->node[net->nbr_p[ip]];
-                nd->inj_ret -= cs[vc];
-                nd->inj_cred += cs[vc];
-            } else {
-                int ov = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * net->V + vc;
-                net->out_ret[ov] -= cs[vc];
-                net->out_cred[ov] += cs[vc];
-                net->out_occ[ov / net->V] -= cs[vc];
-            }
-            cs[vc] = 0;
+    }
+    q->vq_n++;
+}
+
+/* ---- links: deliver what arrives in cycle t ---- */
+
+static void sim_fl_credit_arrive(struct sim_net *net, int ov)
+{
+    struct sim_fl *f = net->fl;
+    struct fl_ovc *oc = &f->ovc[ov];
+    oc->cred++;
+    net->out_occ[ov / net->V]--;
+    if (oc->owner >= 0) {
+        struct fl_ivc *q = &f->ivc[oc->owner];
+        if (q->cblk) {
+            q->cblk = 0;
+            if (q->vq_n > 0)
+                f->sw_mask[oc->owner / net->V] |= (uint8_t)(1u << (oc->owner % net->V));
         }
     }
 }
 
-/* ---- phase 2: nodes inject one flit and sink at their rate ---- */
+static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
+{
+    struct sim_fl *f = net->fl;
+    struct sim_node *nd = &net->node[n];
+    int cap = net->cfg.eject_buf, k = f->nd[n].ej_head + nd->ej_flits;
+    if (k >= cap)
+        k -= cap;
+    f->ej[(size_t)n * cap + k] = code;
+    nd->ej_flits++;
+    if (FL_IDX(code) == 0)
+        sim_node_header(net, t * SIM_TPC, n, &net->pkt[FL_PKT(code)]);
+}
+
+static void sim_fl_bucket_run(struct sim_net *net, int64_t t, struct fl_bucket *bk)
+{
+    for (int i = 0; i < bk->n; i++) {
+        int32_t a = bk->v[i].a, target = a >> 2;
+        switch (a & 3) {
+        case EVF_RFLIT: sim_fl_vq_push(net, target, bk->v[i].b, (int32_t)t); break;
+        case EVF_NFLIT: sim_fl_node_receive(net, t, target, bk->v[i].b); break;
+        case EVF_RCRED: sim_fl_credit_arrive(net, target); break;
+        default: net->node[target].inj_cred++; break;
+        }
+    }
+    bk->n = 0;
+}
+
+/* ---- nodes inject one flit and sink at their rate ---- */
 
 static void sim_fl_node_inject(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
+    struct fl_node *fn = &f->nd[n];
     struct sim_node *nd = &net->node[n];
-    int lt = net->cfg.lat_term, s = n * lt + (int)(t % lt);
-    if (f->ipipe[s] >= 0) { /* arrives at the router's terminal input */
-        int r = n / net->cfg.p, port = n % net->cfg.p;
-        nd->inj_fwd--;
-        sim_fl_vq_push(net, (r * net->P + port) * net->V, f->ipipe[s], (int32_t)t);
-        f->ipipe[s] = -1;
-    }
-    if (f->inj_pkt[n] < 0) {
+    if (fn->inj_pkt < 0) {
         sim_tick_t retry;
         int want = sim_node_wants(net, t * SIM_TPC, n, &retry);
         if (want & SIM_WANT_DATA)
-            f->inj_pkt[n] = sim_node_new_pkt(net, t * SIM_TPC, n, net->cfg.pkt_flits, 0);
+            fn->inj_pkt = sim_node_new_pkt(net, t * SIM_TPC, n, net->cfg.pkt_flits, 0);
         else if (want & SIM_WANT_CTRL)
-            f->inj_pkt[n] = sim_node_new_pkt(net, t * SIM_TPC, n, 1, 1);
-        f->inj_idx[n] = 0;
+            fn->inj_pkt = sim_node_new_pkt(net, t * SIM_TPC, n, 1, 1);
+        fn->inj_idx = 0;
     }
-    if (f->inj_pkt[n] >= 0 && nd->inj_cred > 0) {
-        int pkt = f->inj_pkt[n], len = net->pkt[pkt].len, i = f->inj_idx[n];
+    if (fn->inj_pkt >= 0 && nd->inj_cred > 0) {
+        int pkt = fn->inj_pkt, len = net->pkt[pkt].len, i = fn->inj_idx;
         if (pkt >= FL_MAX_PKT)
             abort(); /* flit codes would overflow: far beyond any sane run */
-        f->ipipe[s] = FL_CODE(pkt, i, i == len - 1);
+        int r = n / net->cfg.p, port = n % net->cfg.p;
+        sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RFLIT, (r * net->P + port) * net->V,
+                    FL_CODE(pkt, i, i == len - 1));
         nd->inj_cred--;
-        nd->inj_fwd++;
-        if (++f->inj_idx[n] == len)
-            f->inj_pkt[n] = -1;
+        if (++fn->inj_idx == len)
+            fn->inj_pkt = -1;
     }
 }
 
 static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
+    struct fl_node *fn = &f->nd[n];
     struct sim_node *nd = &net->node[n];
-    int lt = net->cfg.lat_term, cap = net->cfg.eject_buf, s = n * lt + (int)(t % lt);
-    int r = n / net->cfg.p, o = n % net->cfg.p, ov = (r * net->P + o) * net->V;
-    if (f->ecpipe[s]) { /* ejection credits reach the router */
-        net->out_ret[ov] -= f->ecpipe[s];
-        net->out_cred[ov] += f->ecpipe[s];
-        net->out_occ[ov / net->V] -= f->ecpipe[s];
-        f->ecpipe[s] = 0;
-    }
-    if (nd->ej_flits == 0 || t < f->ej_sink_at[n])
+    if (nd->ej_flits == 0 || t < fn->ej_sink_at)
         return;
-    int code = f->ej[(size_t)n * cap + f->ej_head[n]], pkt = FL_PKT(code);
+    int cap = net->cfg.eject_buf;
+    int code = f->ej[(size_t)n * cap + fn->ej_head], pkt = FL_PKT(code);
+    int r = n / net->cfg.p, o = n % net->cfg.p, ov = (r * net->P + o) * net->V;
     struct sim_pkt *pk = &net->pkt[pkt];
     /* Control flits are consumed by the NIC; data drains at 1/slow. */
-    f->ej_sink_at[n] = (pk->flags & PF_CTRL) ? (int32_t)t : (int32_t)(t + nd->slow);
-    f->ej_head[n] = (f->ej_head[n] + 1) % cap;
+    fn->ej_sink_at = (pk->flags & PF_CTRL) ? (int32_t)t : (int32_t)(t + nd->slow);
+    if (++fn->ej_head == cap)
+        fn->ej_head = 0;
     nd->ej_flits--;
-    f->ecpipe[s]++;
-    net->out_ret[ov]++;
-    f->ej_part[n]++;
+    sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RCRED, ov, 0);
+    fn->ej_part++;
     if (FL_TAIL(code)) {
-        f->ej_part[n] = 0;
+        fn->ej_part = 0;
         if (pk->flags & PF_CTRL)
             sim_pkt_free(net, pkt);
         else
@@ -346,45 +406,48 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
     }
 }
 
-/* ---- phase 3: routing, VC allocation, switch allocation ---- */
+/* ---- routing, VC allocation, switch allocation ---- */
 
 static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
 {
     struct sim_fl *f = net->fl;
     if (f->va_need[r] == 0)
         return;
-    int P = net->P, V = net->V, base = r * P * V, start = (int)(t % P);
+    int P = net->P, V = net->V, start = (int)(t % P);
     for (int i = 0; i < P; i++) {
         int port = start + i < P ? start + i : start + i - P; /* rotate: no favourite */
         int ipi = r * P + port;
         for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
-            int vc = __builtin_ctz(m), pv = port * V + vc, iv = base + pv;
-            if (t < f->va_ready[iv])
+            int vc = __builtin_ctz(m), iv = ipi * V + vc;
+            struct fl_ivc *q = &f->ivc[iv];
+            if (t < q->va_ready)
                 continue; /* routing + allocation pipeline */
-            if (net->in_out[iv] < 0) {
+            if (q->ov < 0) {
                 int out, ovc;
-                sim_route(net, r, port, &net->pkt[FL_PKT(sim_fl_vq_front(f, iv))], &out, &ovc);
-                net->in_out[iv] = out;
-                net->in_ovc[iv] = ovc;
+                sim_route(net, r, port, &net->pkt[q->fpkt], &out, &ovc);
+                q->ov = (r * P + out) * V + ovc;
             }
-            int ov = (r * P + net->in_out[iv]) * V + net->in_ovc[iv];
-            if (f->owner[ov] >= 0)
+            struct fl_ovc *oc = &f->ovc[q->ov];
+            if (oc->owner >= 0)
                 continue;
-            f->owner[ov] = pv;
-            f->vq_state[iv] = VQ_ACTIVE;
+            oc->owner = iv;
+            q->active = 1;
             f->va_mask[ipi] &= (uint8_t)~(1u << vc);
             f->va_need[r]--;
-            f->sw_mask[ipi] |= (uint8_t)(1u << vc);
+            if (oc->cred > 0)
+                f->sw_mask[ipi] |= (uint8_t)(1u << vc);
+            else
+                q->cblk = 1;
         }
     }
 }
 
 /* The head flit of pk crosses towards output o, VC ov: FECN marking from
  * the remote queue's occupancy, and hop counters. */
-static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov)
+static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov, int cred)
 {
     if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
-        double cap = net->out_cap[ov], fr = (cap - net->out_cred[ov]) / cap;
+        double cap = net->out_cap[ov], fr = (cap - cred) / cap;
         double prob = (fr - 0.5) * 2.0 * net->cfg.fecn_mult;
         if (fr > 0.5 && (prob >= 1.0 || sim_rand01(net) < prob))
             pk->flags |= PF_FECN;
@@ -397,58 +460,74 @@ static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, 
     }
 }
 
-/* Move the front flit of input VC (r, pv) across the switch. */
-static void sim_fl_traverse(struct sim_net *net, int r, int pv)
+/* Move the front flit of input VC iv (port ipi of router r, VC vc)
+ * across the switch to its output queue, and return its credit. */
+static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int vc, int iv)
 {
     struct sim_fl *f = net->fl;
-    int iv = r * net->P * net->V + pv, port = pv / net->V, vc = pv % net->V;
-    int o = net->in_out[iv], ovc = net->in_ovc[iv], ip = r * net->P + o, ov = ip * net->V + ovc;
-    int code = sim_fl_vq_front(f, iv);
-    sim_fl_vq_pop(f, iv, FL_TAIL(code));
-    net->in_flits[iv]--;
-    if (f->vq_n[iv] == 0)
-        f->sw_mask[iv / net->V] &= (uint8_t)~(1u << vc);
-    if (FL_IDX(code) == 0)
-        sim_fl_head_crosses(net, &net->pkt[FL_PKT(code)], o, ov);
-    net->out_cred[ov]--;
-    net->out_occ[ip]++;
-    net->out_fwd[ov]++; /* output queue + wire count as "forward" */
-    int k = f->oq_head[ip] + f->oq_n[ip];
-    if (k >= f->Q)
-        k -= f->Q;
-    f->oq[(size_t)ip * f->Q + k] = code * 8 + ovc;
-    f->oq_n[ip]++;
-    if (FL_TAIL(code)) {
-        int ipi = r * net->P + port;
-        f->owner[ov] = -1;
-        f->vq_state[iv] = VQ_IDLE;
-        net->in_out[iv] = -1;
-        f->sw_mask[ipi] &= (uint8_t)~(1u << vc);
-        if (f->vq_n[iv] > 0) { /* the next packet's head is now in front */
-            f->va_mask[ipi] |= (uint8_t)(1u << vc);
+    struct fl_ivc *q = &f->ivc[iv];
+    int V = net->V, ov = q->ov, oip = ov / V, ovc = ov - oip * V;
+    uint8_t bit = (uint8_t)(1u << vc);
+    int pkt = q->fpkt, i = q->fsent, tail = i == q->flen - 1;
+    int code = FL_CODE(pkt, i, tail);
+    struct fl_ovc *oc = &f->ovc[ov];
+    assert(oc->cred > 0 && q->vq_n > 0 && q->active && !q->cblk);
+    q->fsent++;
+    q->vq_n--;
+    if (q->vq_n == 0)
+        f->sw_mask[ipi] &= (uint8_t)~bit;
+    if (i == 0)
+        sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, oc->cred);
+    oc->cred--;
+    net->out_occ[oip]++;
+    /* Output queue: the flit leaves one cycle after the previous one. */
+    struct fl_port *op = &f->port[oip];
+    int64_t d = t + 1 > op->next_free ? t + 1 : op->next_free;
+    op->next_free = (int32_t)(d + 1);
+    if (op->term)
+        sim_fl_push(f, t, d + op->lat, EVF_NFLIT, op->down, code);
+    else
+        sim_fl_push(f, t, d + op->lat, EVF_RFLIT, op->down + ovc, code);
+    if (oc->cred == 0) {
+        q->cblk = 1;
+        f->sw_mask[ipi] &= (uint8_t)~bit;
+    }
+    if (tail) {
+        oc->owner = -1;
+        q->active = 0;
+        q->cblk = 0;
+        q->ov = -1;
+        f->sw_mask[ipi] &= (uint8_t)~bit;
+        if (q->ve_n > 0) { /* the next packet's head is now in front */
+            const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
+            q->fpkt = e->pklen >> 6;
+            q->flen = (uint8_t)(e->pklen & 63);
+            q->fsent = 0;
+            if (++q->ve_head == f->RB)
+                q->ve_head = 0;
+            q->ve_n--;
+            f->va_mask[ipi] |= bit;
             f->va_need[r]++;
-            f->va_ready[iv] = sim_fl_vq_front_arr(f, iv) + net->cfg.router_delay;
+            q->va_ready = e->arr + net->cfg.router_delay;
+        } else {
+            q->fpkt = -1;
         }
     }
-}
-
-static void sim_fl_credit_back(struct sim_net *net, int slot, int r, int port, int vc)
-{
-    struct sim_fl *f = net->fl;
-    int ip = r * net->P + port;
-    f->cpipe[f->cpipe_off[ip] + slot * net->V + vc]++;
-    if (port < net->cfg.p)
-        net->node[net->nbr_p[ip]].inj_ret++;
+    /* Credit back upstream over the same link. */
+    const struct fl_port *ipt = &f->port[ipi];
+    if (ipt->term)
+        sim_fl_push(f, t, t + ipt->lat, EVF_NCRED, ipt->up, 0);
     else
-        net->out_ret[(net->nbr_r[ip] * net->P + net->nbr_p[ip]) * net->V + vc]++;
+        sim_fl_push(f, t, t + ipt->lat, EVF_RCRED, ipt->up + vc, 0);
 }
 
 /* One switch sub-cycle: each input offers one flit (round robin over its
- * VCs); it goes if its output has not taken a flit in this sub-cycle. */
-static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub)
+ * VCs that may cross); it goes if its output has not taken a flit in this
+ * sub-cycle. */
+static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub, int start)
 {
     struct sim_fl *f = net->fl;
-    int tag = (int)(t * 4 + sub), P = net->P, V = net->V, start = (int)((t + sub) % P);
+    int tag = (int)(t * 4 + sub), P = net->P, V = net->V;
     for (int i = 0; i < P; i++) {
         int port = start + i < P ? start + i : start + i - P, ipi = r * P + port;
         unsigned m = f->sw_mask[ipi];
@@ -461,34 +540,14 @@ static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub)
             int vc = rr + __builtin_ctz(rot);
             if (vc >= V)
                 vc -= V;
-            int pv = port * V + vc, iv = r * P * V + pv;
-            int o = net->in_out[iv], ov = (r * P + o) * V + net->in_ovc[iv];
-            if (f->used_out[r * P + o] == tag || net->out_cred[ov] <= 0)
+            int iv = ipi * V + vc, oip = f->ivc[iv].ov / V;
+            if (f->port[oip].used_tag == tag)
                 continue;
-            f->used_out[r * P + o] = tag;
-            f->rr_in[ipi] = vc + 1 < V ? vc + 1 : 0;
-            sim_fl_traverse(net, r, pv);
-            sim_fl_credit_back(net, f->tmod[f->lat_c[ipi]], r, port, vc);
+            f->port[oip].used_tag = tag;
+            f->rr_in[ipi] = (uint8_t)(vc + 1 < V ? vc + 1 : 0);
+            sim_fl_traverse(net, t, r, ipi, vc, iv);
             break;
         }
-    }
-}
-
-/* ---- phase 4: output queues put one flit per cycle on the wire ---- */
-
-static void sim_fl_outputs(struct sim_net *net)
-{
-    struct sim_fl *f = net->fl;
-    int np = net->R * net->P;
-    for (int ip = 0; ip < np; ip++) {
-        if (f->oq_n[ip] == 0)
-            continue;
-        int s = f->pipe_off[ip] + f->tmod[f->lat_c[ip]];
-        size_t k = (size_t)ip * f->Q + f->oq_head[ip];
-        f->pipe[s] = f->oq[k];
-        if (++f->oq_head[ip] == f->Q)
-            f->oq_head[ip] = 0;
-        f->oq_n[ip]--;
     }
 }
 
@@ -518,24 +577,25 @@ static void sim_fl_generate(struct sim_net *net, int64_t t, int n)
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
-    for (int L = 1; L < 64; L++)
-        f->tmod[L] = (int32_t)(t % L);
-    sim_fl_links(net, t);
+    if (t % FL_BLK == 0)
+        sim_fl_wheel_refill(f, t);
+    sim_fl_bucket_run(net, t, &f->w1[t & (FL_W1 - 1)]);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
             sim_fl_generate(net, t, n);
         sim_fl_node_sink(net, t, n);
         sim_fl_node_inject(net, t, n);
     }
-    /* Before the switch: a flit needs one cycle from switch to wire. */
-    sim_fl_outputs(net);
     f->sacc += net->cfg.speedup;
     int subs = (int)f->sacc;
     f->sacc -= subs;
+    int P = net->P, start[4];
+    for (int s = 0; s < subs && s < 4; s++)
+        start[s] = (int)((t + s) % P);
     for (int r = 0; r < net->R; r++) {
         sim_fl_route_va(net, t, r);
         for (int s = 0; s < subs; s++)
-            sim_fl_switch(net, t, r, s);
+            sim_fl_switch(net, t, r, s, s < 4 ? start[s] : (int)((t + s) % P));
     }
 }
 
@@ -546,22 +606,68 @@ int64_t sim_flit_outside(const struct sim_net *net)
     const struct sim_fl *f = net->fl;
     int64_t x = 0;
     for (int n = 0; n < net->N; n++) {
-        if (f->inj_pkt[n] >= 0)
-            x += net->pkt[f->inj_pkt[n]].len - f->inj_idx[n];
-        x += f->ej_part[n];
+        if (f->nd[n].inj_pkt >= 0)
+            x += net->pkt[f->nd[n].inj_pkt].len - f->nd[n].inj_idx;
+        x += f->nd[n].ej_part;
     }
     return x;
+}
+
+static void sim_fl_sync_ev(const struct sim_net *net, int32_t a)
+{
+    const struct sim_fl *f = net->fl;
+    int target = a >> 2, V = net->V, p = net->cfg.p;
+    switch (a & 3) {
+    case EVF_RFLIT: {
+        int ipi = target / V;
+        if (f->port[ipi].term) /* injected by the node, not yet at the router */
+            net->node[(ipi / net->P) * p + ipi % net->P].inj_fwd++;
+        else
+            net->out_fwd[f->port[ipi].up + target % V]++;
+        break;
+    }
+    case EVF_NFLIT: net->out_fwd[((target / p) * net->P + target % p) * V]++; break;
+    case EVF_RCRED: net->out_ret[target]++; break;
+    default: net->node[target].inj_ret++; break;
+    }
+}
+
+/* Recompute the shared per-VC counters that the invariant checker and the
+ * census read (credits, flits buffered, flits on wires or in output
+ * queues, credits in flight) from the flit engine's own state. */
+void sim_flit_sync(const struct sim_net *net)
+{
+    const struct sim_fl *f = net->fl;
+    size_t nv = (size_t)net->R * net->P * net->V;
+    for (size_t iv = 0; iv < nv; iv++) {
+        net->in_flits[iv] = f->ivc[iv].vq_n;
+        net->out_cred[iv] = f->ovc[iv].cred;
+        net->out_fwd[iv] = 0;
+        net->out_ret[iv] = 0;
+    }
+    for (int n = 0; n < net->N; n++)
+        net->node[n].inj_fwd = net->node[n].inj_ret = 0;
+    for (int b = 0; b < FL_W1; b++)
+        for (int i = 0; i < f->w1[b].n; i++)
+            sim_fl_sync_ev(net, f->w1[b].v[i].a);
+    for (int b = 0; b < f->nw2; b++)
+        for (int i = 0; i < f->w2[b].n; i++)
+            sim_fl_sync_ev(net, f->w2[b].v[i].a);
 }
 
 /* Diagnostics: packet ids of up to max flits of input VC iv, front first. */
 int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
-    int n = 0;
-    for (int k = 0; k < f->ve_n[iv]; k++) {
-        const struct sim_fl_ent *e = &f->ve[(size_t)iv * f->B + (f->ve_head[iv] + k) % f->B];
-        for (int i = e->sent; i < e->present && n < max; i++)
-            out[n++] = e->pkt;
+    const struct fl_ivc *q = &f->ivc[iv];
+    int n = 0, left = q->vq_n;
+    if (q->fpkt >= 0)
+        for (int i = q->fsent; i < q->flen && n < max && left > 0; i++, left--)
+            out[n++] = q->fpkt;
+    for (int k = 0; k < q->ve_n; k++) {
+        const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + (q->ve_head + k) % f->RB];
+        for (int i = 0; i < (e->pklen & 63) && n < max && left > 0; i++, left--)
+            out[n++] = e->pklen >> 6;
     }
     return n;
 }

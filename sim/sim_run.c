@@ -314,6 +314,8 @@ static void sim_debug_census(const struct sim_net *net)
 {
     int64_t slow_f = 0, fast_f = 0, blocked_vcs = 0, nonempty = 0;
     size_t nv = (size_t)net->R * net->P * net->V;
+    if (net->fl)
+        sim_flit_sync(net);
     for (size_t iv = 0; iv < nv; iv++) {
         if (!net->in_flits[iv])
             continue;
