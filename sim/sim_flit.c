@@ -44,7 +44,8 @@
 #define FL_TAIL(code) ((code) & 1)
 #define FL_MAX_PKT (1 << 25)
 
-/* Wheel events: a = target << 2 | kind, b = flit code. */
+/* Wheel events: a = target << 2 | kind, b = flit code.  Router targets
+ * are port * 8 + VC (so that no event needs a division by V). */
 enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
 struct fl_ev {
     int32_t a, b;
@@ -71,13 +72,14 @@ struct fl_bucket2 {
 struct fl_ivc {
     int32_t fpkt;           /* front packet, -1 none */
     int32_t ov;             /* allocated/routed output VC (global index), -1 not routed */
+    int32_t op;             /* its output port (global index) */
     int32_t va_ready;       /* cycle the front head may allocate */
     int32_t vq_n;           /* flits present */
+    int32_t wnext;          /* next VC waiting for the same output VC */
     uint16_t ve_head, ve_n; /* ring of packets behind the front */
     uint8_t flen, fsent;    /* front packet length, flits forwarded */
     uint8_t active;         /* front packet owns its output VC */
     uint8_t cblk;           /* active, but the output VC has no credit */
-    int32_t pad[2];
 };
 
 struct fl_ent {
@@ -87,6 +89,8 @@ struct fl_ent {
 struct fl_ovc {
     int32_t cred;           /* credits for the downstream VC */
     int32_t owner;          /* owning input VC (global index), -1 free */
+    int32_t whead;          /* input VCs of this router waiting for it, -1 none */
+    int32_t pad;
 };
 
 struct fl_port {
@@ -99,10 +103,18 @@ struct fl_port {
     int32_t pad[2];
 };
 
+/* Per node; inj_cred and ej_n stand for sim_node's inj_cred and ej_flits
+ * (copied there by sim_flit_sync) so that the node loop touches only this. */
 struct fl_node {
-    int32_t inj_pkt, inj_idx;   /* packet being injected, next flit */
-    int32_t ej_head, ej_sink_at; /* ejection ring, next sink cycle */
+    int32_t inj_pkt, inj_idx, inj_len; /* packet being injected, next flit */
+    int32_t inj_cred;           /* credits of the injection link */
+    int32_t ej_head, ej_n;      /* ejection ring: first flit, flits */
+    int32_t ej_sink_at;         /* next cycle a flit may be sunk */
     int32_t ej_part;            /* flits sunk of a partly sunk packet */
+    int32_t ej_ctrl;            /* the packet being sunk is a control packet */
+    int32_t slow;               /* sink one flit every slow cycles */
+    int32_t term;               /* terminal input VC of the router: port * 8 */
+    int32_t pad;
 };
 
 struct sim_fl {
@@ -148,8 +160,10 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     for (size_t iv = 0; iv < nv; iv++) {
         f->ivc[iv].fpkt = -1;
         f->ivc[iv].ov = -1;
+        f->ivc[iv].wnext = -1;
         f->ovc[iv].cred = net->out_cred[iv];
         f->ovc[iv].owner = -1;
+        f->ovc[iv].whead = -1;
     }
     for (size_t ip = 0; ip < np; ip++) {
         struct fl_port *pt = &f->port[ip];
@@ -160,7 +174,7 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
         if (pt->term) {
             pt->down = pt->up = net->nbr_p[ip]; /* the node */
         } else {
-            pt->down = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * net->V;
+            pt->down = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * 8;
             pt->up = pt->down; /* links are symmetric: same neighbour port */
         }
     }
@@ -194,8 +208,13 @@ int sim_flit_init(struct sim_net *net)
     f->ej = sim_fl_calloc((size_t)N * net->cfg.eject_buf, sizeof(int32_t), &ok);
     if (!ok)
         return SIM_ERR_NOMEM;
-    for (int n = 0; n < N; n++)
-        f->nd[n].inj_pkt = -1;
+    for (int n = 0; n < N; n++) {
+        struct fl_node *fn = &f->nd[n];
+        fn->inj_pkt = -1;
+        fn->inj_cred = net->node[n].inj_cred;
+        fn->slow = net->node[n].slow;
+        fn->term = (n / net->cfg.p * net->P + n % net->cfg.p) * 8;
+    }
     return SIM_OK;
 }
 
@@ -272,12 +291,12 @@ static void sim_fl_wheel_refill(struct sim_fl *f, int64_t t)
 
 /* ---- input VC rings ---- */
 
-static void sim_fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
+static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32_t cyc)
 {
     struct sim_fl *f = net->fl;
+    int iv = ipi * net->V + vc;
     struct fl_ivc *q = &f->ivc[iv];
-    int V = net->V, ipi = iv / V;
-    uint8_t bit = (uint8_t)(1u << (iv - ipi * V));
+    uint8_t bit = (uint8_t)(1u << vc);
     if (q->active) {
         if (!q->cblk)
             f->sw_mask[ipi] |= bit;
@@ -307,44 +326,66 @@ static void sim_fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
 
 /* ---- links: deliver what arrives in cycle t ---- */
 
-static void sim_fl_credit_arrive(struct sim_net *net, int ov)
+static void sim_fl_credit_arrive(struct sim_net *net, int oip, int vc)
 {
     struct sim_fl *f = net->fl;
-    struct fl_ovc *oc = &f->ovc[ov];
-    oc->cred++;
-    net->out_occ[ov / net->V]--;
-    if (oc->owner >= 0) {
+    struct fl_ovc *oc = &f->ovc[oip * net->V + vc];
+    net->out_occ[oip]--;
+    if (++oc->cred == 1 && oc->owner >= 0) { /* the owner was blocked on credits */
         struct fl_ivc *q = &f->ivc[oc->owner];
-        if (q->cblk) {
-            q->cblk = 0;
-            if (q->vq_n > 0)
-                f->sw_mask[oc->owner / net->V] |= (uint8_t)(1u << (oc->owner % net->V));
-        }
+        q->cblk = 0;
+        if (q->vq_n > 0)
+            f->sw_mask[oc->owner / net->V] |= (uint8_t)(1u << (oc->owner % net->V));
     }
 }
 
 static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
 {
     struct sim_fl *f = net->fl;
-    struct sim_node *nd = &net->node[n];
-    int cap = net->cfg.eject_buf, k = f->nd[n].ej_head + nd->ej_flits;
+    struct fl_node *fn = &f->nd[n];
+    int cap = net->cfg.eject_buf, k = fn->ej_head + fn->ej_n;
     if (k >= cap)
         k -= cap;
     f->ej[(size_t)n * cap + k] = code;
-    nd->ej_flits++;
+    fn->ej_n++;
     if (FL_IDX(code) == 0)
         sim_node_header(net, t * SIM_TPC, n, &net->pkt[FL_PKT(code)]);
 }
 
+/* Deliveries go to random places in the network: prefetch the record an
+ * event will touch a few events ahead. */
+#define FL_PREFETCH_AHEAD 12
+static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct fl_ev *e)
+{
+    const struct sim_fl *f = net->fl;
+    int32_t target = e->a >> 2;
+    switch (e->a & 3) {
+    case EVF_RFLIT:
+        __builtin_prefetch(&f->ivc[(target >> 3) * net->V + (target & 7)], 1);
+        if (FL_IDX(e->b) == 0)
+            __builtin_prefetch(&net->pkt[FL_PKT(e->b)], 0);
+        break;
+    case EVF_RCRED:
+        __builtin_prefetch(&f->ovc[(target >> 3) * net->V + (target & 7)], 1);
+        __builtin_prefetch(&net->out_occ[target >> 3], 1);
+        break;
+    default: __builtin_prefetch(&f->nd[target], 1); break;
+    }
+}
+
 static void sim_fl_bucket_run(struct sim_net *net, int64_t t, struct fl_bucket *bk)
 {
+    for (int i = 0; i < bk->n && i < FL_PREFETCH_AHEAD; i++)
+        sim_fl_prefetch_ev(net, &bk->v[i]);
     for (int i = 0; i < bk->n; i++) {
+        if (i + FL_PREFETCH_AHEAD < bk->n)
+            sim_fl_prefetch_ev(net, &bk->v[i + FL_PREFETCH_AHEAD]);
         int32_t a = bk->v[i].a, target = a >> 2;
         switch (a & 3) {
-        case EVF_RFLIT: sim_fl_vq_push(net, target, bk->v[i].b, (int32_t)t); break;
+        case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, bk->v[i].b, (int32_t)t); break;
         case EVF_NFLIT: sim_fl_node_receive(net, t, target, bk->v[i].b); break;
-        case EVF_RCRED: sim_fl_credit_arrive(net, target); break;
-        default: net->node[target].inj_cred++; break;
+        case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
+        default: net->fl->nd[target].inj_cred++; break;
         }
     }
     bk->n = 0;
@@ -356,24 +397,25 @@ static void sim_fl_node_inject(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
     struct fl_node *fn = &f->nd[n];
-    struct sim_node *nd = &net->node[n];
     if (fn->inj_pkt < 0) {
         sim_tick_t retry;
         int want = sim_node_wants(net, t * SIM_TPC, n, &retry);
-        if (want & SIM_WANT_DATA)
+        if (want & SIM_WANT_DATA) {
             fn->inj_pkt = sim_node_new_pkt(net, t * SIM_TPC, n, net->cfg.pkt_flits, 0);
-        else if (want & SIM_WANT_CTRL)
+            fn->inj_len = net->cfg.pkt_flits;
+        } else if (want & SIM_WANT_CTRL) {
             fn->inj_pkt = sim_node_new_pkt(net, t * SIM_TPC, n, 1, 1);
+            fn->inj_len = 1;
+        }
         fn->inj_idx = 0;
-    }
-    if (fn->inj_pkt >= 0 && nd->inj_cred > 0) {
-        int pkt = fn->inj_pkt, len = net->pkt[pkt].len, i = fn->inj_idx;
-        if (pkt >= FL_MAX_PKT)
+        if (fn->inj_pkt >= FL_MAX_PKT)
             abort(); /* flit codes would overflow: far beyond any sane run */
-        int r = n / net->cfg.p, port = n % net->cfg.p;
-        sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RFLIT, (r * net->P + port) * net->V,
+    }
+    if (fn->inj_pkt >= 0 && fn->inj_cred > 0) {
+        int pkt = fn->inj_pkt, len = fn->inj_len, i = fn->inj_idx;
+        sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RFLIT, fn->term,
                     FL_CODE(pkt, i, i == len - 1));
-        nd->inj_cred--;
+        fn->inj_cred--;
         if (++fn->inj_idx == len)
             fn->inj_pkt = -1;
     }
@@ -383,23 +425,24 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
     struct fl_node *fn = &f->nd[n];
-    struct sim_node *nd = &net->node[n];
-    if (nd->ej_flits == 0 || t < fn->ej_sink_at)
+    if (fn->ej_n == 0 || t < fn->ej_sink_at)
         return;
     int cap = net->cfg.eject_buf;
     int code = f->ej[(size_t)n * cap + fn->ej_head], pkt = FL_PKT(code);
-    int r = n / net->cfg.p, o = n % net->cfg.p, ov = (r * net->P + o) * net->V;
-    struct sim_pkt *pk = &net->pkt[pkt];
+    if (FL_IDX(code) == 0)
+        fn->ej_ctrl = (net->pkt[pkt].flags & PF_CTRL) != 0;
     /* Control flits are consumed by the NIC; data drains at 1/slow. */
-    fn->ej_sink_at = (pk->flags & PF_CTRL) ? (int32_t)t : (int32_t)(t + nd->slow);
+    fn->ej_sink_at = fn->ej_ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
     if (++fn->ej_head == cap)
         fn->ej_head = 0;
-    nd->ej_flits--;
-    sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RCRED, ov, 0);
+    fn->ej_n--;
+    /* The ejection credit goes back to the router's terminal output,
+     * whose index equals that of the terminal input (fn->term). */
+    sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RCRED, fn->term, 0);
     fn->ej_part++;
     if (FL_TAIL(code)) {
         fn->ej_part = 0;
-        if (pk->flags & PF_CTRL)
+        if (fn->ej_ctrl)
             sim_pkt_free(net, pkt);
         else
             sim_node_account(net, (t + 1) * SIM_TPC, n, pkt);
@@ -425,11 +468,19 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
             if (q->ov < 0) {
                 int out, ovc;
                 sim_route(net, r, port, &net->pkt[q->fpkt], &out, &ovc);
-                q->ov = (r * P + out) * V + ovc;
+                q->op = r * P + out;
+                q->ov = q->op * V + ovc;
             }
             struct fl_ovc *oc = &f->ovc[q->ov];
-            if (oc->owner >= 0)
+            if (oc->owner >= 0) {
+                /* Wait off the mask until the owner's tail releases it:
+                 * retrying every cycle would fail the same way. */
+                f->va_mask[ipi] &= (uint8_t)~(1u << vc);
+                f->va_need[r]--;
+                q->wnext = oc->whead;
+                oc->whead = iv;
                 continue;
+            }
             oc->owner = iv;
             q->active = 1;
             f->va_mask[ipi] &= (uint8_t)~(1u << vc);
@@ -466,7 +517,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
 {
     struct sim_fl *f = net->fl;
     struct fl_ivc *q = &f->ivc[iv];
-    int V = net->V, ov = q->ov, oip = ov / V, ovc = ov - oip * V;
+    int V = net->V, ov = q->ov, oip = q->op, ovc = ov - oip * V;
     uint8_t bit = (uint8_t)(1u << vc);
     int pkt = q->fpkt, i = q->fsent, tail = i == q->flen - 1;
     int code = FL_CODE(pkt, i, tail);
@@ -487,13 +538,21 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     if (op->term)
         sim_fl_push(f, t, d + op->lat, EVF_NFLIT, op->down, code);
     else
-        sim_fl_push(f, t, d + op->lat, EVF_RFLIT, op->down + ovc, code);
+        sim_fl_push(f, t, d + op->lat, EVF_RFLIT, op->down + ovc, code); /* port * 8 + vc */
     if (oc->cred == 0) {
         q->cblk = 1;
         f->sw_mask[ipi] &= (uint8_t)~bit;
     }
     if (tail) {
         oc->owner = -1;
+        for (int w = oc->whead; w >= 0;) { /* waiters try again next cycle */
+            int next = f->ivc[w].wnext, wp = w / V;
+            f->va_mask[wp] |= (uint8_t)(1u << (w - wp * V));
+            f->va_need[r]++;
+            f->ivc[w].wnext = -1;
+            w = next;
+        }
+        oc->whead = -1;
         q->active = 0;
         q->cblk = 0;
         q->ov = -1;
@@ -540,7 +599,7 @@ static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub, int st
             int vc = rr + __builtin_ctz(rot);
             if (vc >= V)
                 vc -= V;
-            int iv = ipi * V + vc, oip = f->ivc[iv].ov / V;
+            int iv = ipi * V + vc, oip = f->ivc[iv].op;
             if (f->port[oip].used_tag == tag)
                 continue;
             f->port[oip].used_tag = tag;
@@ -574,6 +633,25 @@ static void sim_fl_generate(struct sim_net *net, int64_t t, int n)
     nd->sq_n++;
 }
 
+/* Prefetch the input VC records that the allocators of router r will
+ * read first: of each port, the first VC that may cross or awaits VA. */
+static void sim_fl_prefetch_router(const struct sim_net *net, int r)
+{
+    const struct sim_fl *f = net->fl;
+    int P = net->P, V = net->V;
+    for (int ipi = r * P; ipi < (r + 1) * P; ipi++) {
+        unsigned m = f->sw_mask[ipi] | f->va_mask[ipi];
+        if (!m)
+            continue;
+        int rr = f->rr_in[ipi];
+        unsigned rot = ((m >> rr) | (m << (V - rr))) & ((1u << V) - 1);
+        int vc = rr + __builtin_ctz(rot);
+        if (vc >= V)
+            vc -= V;
+        __builtin_prefetch(&f->ivc[ipi * V + vc], 1);
+    }
+}
+
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
@@ -593,6 +671,8 @@ void sim_flit_cycle(struct sim_net *net, int64_t t)
     for (int s = 0; s < subs && s < 4; s++)
         start[s] = (int)((t + s) % P);
     for (int r = 0; r < net->R; r++) {
+        if (r + 2 < net->R)
+            sim_fl_prefetch_router(net, r + 2);
         sim_fl_route_va(net, t, r);
         for (int s = 0; s < subs; s++)
             sim_fl_switch(net, t, r, s, s < 4 ? start[s] : (int)((t + s) % P));
@@ -619,15 +699,15 @@ static void sim_fl_sync_ev(const struct sim_net *net, int32_t a)
     int target = a >> 2, V = net->V, p = net->cfg.p;
     switch (a & 3) {
     case EVF_RFLIT: {
-        int ipi = target / V;
+        int ipi = target >> 3;
         if (f->port[ipi].term) /* injected by the node, not yet at the router */
             net->node[(ipi / net->P) * p + ipi % net->P].inj_fwd++;
         else
-            net->out_fwd[f->port[ipi].up + target % V]++;
+            net->out_fwd[(f->port[ipi].up >> 3) * V + (target & 7)]++;
         break;
     }
     case EVF_NFLIT: net->out_fwd[((target / p) * net->P + target % p) * V]++; break;
-    case EVF_RCRED: net->out_ret[target]++; break;
+    case EVF_RCRED: net->out_ret[(target >> 3) * V + (target & 7)]++; break;
     default: net->node[target].inj_ret++; break;
     }
 }
@@ -645,8 +725,11 @@ void sim_flit_sync(const struct sim_net *net)
         net->out_fwd[iv] = 0;
         net->out_ret[iv] = 0;
     }
-    for (int n = 0; n < net->N; n++)
+    for (int n = 0; n < net->N; n++) {
         net->node[n].inj_fwd = net->node[n].inj_ret = 0;
+        net->node[n].inj_cred = f->nd[n].inj_cred;
+        net->node[n].ej_flits = f->nd[n].ej_n;
+    }
     for (int b = 0; b < FL_W1; b++)
         for (int i = 0; i < f->w1[b].n; i++)
             sim_fl_sync_ev(net, f->w1[b].v[i].a);
