@@ -125,6 +125,8 @@ struct sim_fl {
     struct fl_port *port;       /* per (router, port) */
     uint8_t *sw_mask;           /* per input port: VCs that may cross */
     uint8_t *va_mask;           /* per input port: VCs awaiting VA */
+    uint64_t *sw_ports;         /* bit per input port: sw_mask != 0 */
+    uint64_t *va_ports;         /* bit per input port: va_mask != 0 */
     uint8_t *rr_in;             /* per input port: next VC to try */
     int32_t *va_need;           /* per router: VCs awaiting VA */
     struct fl_node *nd;         /* per node */
@@ -153,6 +155,8 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
     f->sw_mask = sim_fl_calloc(np, 1, ok);
     f->va_mask = sim_fl_calloc(np, 1, ok);
+    f->sw_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
+    f->va_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
     f->rr_in = sim_fl_calloc(np, 1, ok);
     f->va_need = sim_fl_calloc((size_t)net->R, sizeof(int32_t), ok);
     if (!*ok)
@@ -191,7 +195,7 @@ int sim_flit_init(struct sim_net *net)
     f->B = net->cfg.buf_flits > net->cfg.eject_buf ? net->cfg.buf_flits : net->cfg.eject_buf;
     if (net->cfg.lat_term < 1 || net->cfg.lat_local < 1 || net->cfg.lat_global < 1 ||
         net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
-        net->cfg.pkt_flits > 32 || net->V > 8 || f->B > 65535)
+        net->cfg.pkt_flits > 32 || net->V > 8 || f->B > 65535 || net->P > 64)
         return SIM_ERR_ARG;
     /* Packets queued behind the front: every packet has pkt_flits flits
      * except RDRP's 1-flit credit packets. */
@@ -229,6 +233,7 @@ void sim_flit_free(struct sim_net *net)
         for (int i = 0; i < f->nw2; i++)
             free(f->w2[i].v);
     void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->sw_mask, f->va_mask, f->rr_in,
+                     f->sw_ports, f->va_ports,
                      f->va_need, f->nd, f->ej, f->w2 };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
@@ -238,40 +243,52 @@ void sim_flit_free(struct sim_net *net)
 
 /* ---- the timing wheel of flits and credits on links ---- */
 
-static void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind, int32_t target,
-                        int32_t code)
+/* Slow path of sim_fl_push: a bucket must grow, or the event is beyond
+ * level 1. */
+__attribute__((noinline)) static void sim_fl_push_slow(struct sim_fl *f, int64_t now, int64_t at,
+                                                       int32_t a, int32_t code)
 {
-    struct fl_bucket *bk;
     if (at - now < FL_W1) {
-        bk = &f->w1[at & (FL_W1 - 1)];
-    } else {
-        int64_t blk = at / FL_BLK;
-        if (blk - now / FL_BLK >= f->nw2)
-            abort(); /* beyond the horizon computed at init: cannot happen */
-        struct fl_bucket2 *b2 = &f->w2[blk % f->nw2];
-        if (b2->n == b2->cap) {
-            int cap = b2->cap ? b2->cap * 2 : 256;
-            struct fl_ev2 *nv = realloc(b2->v, (size_t)cap * sizeof(*nv));
-            if (!nv)
-                abort(); /* out of memory in the middle of a run */
-            b2->v = nv;
-            b2->cap = cap;
-        }
-        b2->v[b2->n].at = (int32_t)at;
-        b2->v[b2->n].a = target * 4 + kind;
-        b2->v[b2->n].b = code;
-        b2->n++;
-        return;
-    }
-    if (bk->n == bk->cap) {
+        struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
         int cap = bk->cap ? bk->cap * 2 : 256;
         struct fl_ev *nv = realloc(bk->v, (size_t)cap * sizeof(*nv));
         if (!nv)
             abort(); /* out of memory in the middle of a run */
         bk->v = nv;
         bk->cap = cap;
+        bk->v[bk->n].a = a;
+        bk->v[bk->n].b = code;
+        bk->n++;
+        return;
     }
-    bk->v[bk->n].a = target * 4 + kind;
+    int64_t blk = at / FL_BLK;
+    if (blk - now / FL_BLK >= f->nw2)
+        abort(); /* beyond the horizon computed at init: cannot happen */
+    struct fl_bucket2 *b2 = &f->w2[blk % f->nw2];
+    if (b2->n == b2->cap) {
+        int cap = b2->cap ? b2->cap * 2 : 256;
+        struct fl_ev2 *nv = realloc(b2->v, (size_t)cap * sizeof(*nv));
+        if (!nv)
+            abort(); /* out of memory in the middle of a run */
+        b2->v = nv;
+        b2->cap = cap;
+    }
+    b2->v[b2->n].at = (int32_t)at;
+    b2->v[b2->n].a = a;
+    b2->v[b2->n].b = code;
+    b2->n++;
+}
+
+static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
+                               int32_t target, int32_t code)
+{
+    struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
+    int32_t a = target * 4 + kind;
+    if (__builtin_expect(at - now >= FL_W1 || bk->n == bk->cap, 0)) {
+        sim_fl_push_slow(f, now, at, a, code);
+        return;
+    }
+    bk->v[bk->n].a = a;
     bk->v[bk->n].b = code;
     bk->n++;
 }
@@ -289,6 +306,36 @@ static void sim_fl_wheel_refill(struct sim_fl *f, int64_t t)
     src->n = 0;
 }
 
+/* ---- request masks: per input port a byte of VCs, and per router a
+ * bitmap of the ports whose byte is not zero ---- */
+
+static inline void sim_fl_set(uint8_t *mask, uint64_t *ports, int ipi, unsigned bit)
+{
+    mask[ipi] |= (uint8_t)bit;
+    ports[ipi >> 6] |= 1ull << (ipi & 63);
+}
+
+static inline void sim_fl_clr(uint8_t *mask, uint64_t *ports, int ipi, unsigned bit)
+{
+    if (!(mask[ipi] &= (uint8_t)~bit))
+        ports[ipi >> 6] &= ~(1ull << (ipi & 63));
+}
+
+/* Bits of router r's P ports (P <= 64), rotated so that bit j is port
+ * (start + j) mod P: visiting set bits in order visits the ports in the
+ * allocators' rotating order. */
+static inline uint64_t sim_fl_ports(const uint64_t *ports, int r, int P, int start)
+{
+    int base = r * P, w = base >> 6, off = base & 63;
+    uint64_t all = P == 64 ? ~0ull : (1ull << P) - 1, b = ports[w] >> off;
+    if (off + P > 64)
+        b |= ports[w + 1] << (64 - off);
+    b &= all;
+    if (start)
+        b = ((b >> start) | (b << (P - start))) & all;
+    return b;
+}
+
 /* ---- input VC rings ---- */
 
 static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32_t cyc)
@@ -299,9 +346,9 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
     uint8_t bit = (uint8_t)(1u << vc);
     if (q->active) {
         if (!q->cblk)
-            f->sw_mask[ipi] |= bit;
+            sim_fl_set(f->sw_mask, f->sw_ports, ipi, bit);
     } else if (q->vq_n == 0) {
-        f->va_mask[ipi] |= bit;
+        sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
         f->va_need[ipi / net->P]++;
         q->va_ready = cyc + net->cfg.router_delay;
     }
@@ -335,7 +382,7 @@ static void sim_fl_credit_arrive(struct sim_net *net, int oip, int vc)
         struct fl_ivc *q = &f->ivc[oc->owner];
         q->cblk = 0;
         if (q->vq_n > 0)
-            f->sw_mask[oc->owner / net->V] |= (uint8_t)(1u << (oc->owner % net->V));
+            sim_fl_set(f->sw_mask, f->sw_ports, oc->owner / net->V, 1u << (oc->owner % net->V));
     }
 }
 
@@ -457,8 +504,12 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
     if (f->va_need[r] == 0)
         return;
     int P = net->P, V = net->V, start = (int)(t % P);
-    for (int i = 0; i < P; i++) {
-        int port = start + i < P ? start + i : start + i - P; /* rotate: no favourite */
+    /* Ports in rotating order (no favourite); VA at a port changes only
+     * that port's masks, so the snapshot of the bitmap stays exact. */
+    for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, start); pb; pb &= pb - 1) {
+        int port = start + __builtin_ctzll(pb);
+        if (port >= P)
+            port -= P;
         int ipi = r * P + port;
         for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
             int vc = __builtin_ctz(m), iv = ipi * V + vc;
@@ -475,7 +526,7 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
             if (oc->owner >= 0) {
                 /* Wait off the mask until the owner's tail releases it:
                  * retrying every cycle would fail the same way. */
-                f->va_mask[ipi] &= (uint8_t)~(1u << vc);
+                sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
                 f->va_need[r]--;
                 q->wnext = oc->whead;
                 oc->whead = iv;
@@ -483,10 +534,10 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
             }
             oc->owner = iv;
             q->active = 1;
-            f->va_mask[ipi] &= (uint8_t)~(1u << vc);
+            sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
             f->va_need[r]--;
             if (oc->cred > 0)
-                f->sw_mask[ipi] |= (uint8_t)(1u << vc);
+                sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
             else
                 q->cblk = 1;
         }
@@ -526,7 +577,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     q->fsent++;
     q->vq_n--;
     if (q->vq_n == 0)
-        f->sw_mask[ipi] &= (uint8_t)~bit;
+        sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
     if (i == 0)
         sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, oc->cred);
     oc->cred--;
@@ -541,13 +592,13 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
         sim_fl_push(f, t, d + op->lat, EVF_RFLIT, op->down + ovc, code); /* port * 8 + vc */
     if (oc->cred == 0) {
         q->cblk = 1;
-        f->sw_mask[ipi] &= (uint8_t)~bit;
+        sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
     }
     if (tail) {
         oc->owner = -1;
         for (int w = oc->whead; w >= 0;) { /* waiters try again next cycle */
             int next = f->ivc[w].wnext, wp = w / V;
-            f->va_mask[wp] |= (uint8_t)(1u << (w - wp * V));
+            sim_fl_set(f->va_mask, f->va_ports, wp, 1u << (w - wp * V));
             f->va_need[r]++;
             f->ivc[w].wnext = -1;
             w = next;
@@ -556,7 +607,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
         q->active = 0;
         q->cblk = 0;
         q->ov = -1;
-        f->sw_mask[ipi] &= (uint8_t)~bit;
+        sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
         if (q->ve_n > 0) { /* the next packet's head is now in front */
             const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
             q->fpkt = e->pklen >> 6;
@@ -565,7 +616,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
             if (++q->ve_head == f->RB)
                 q->ve_head = 0;
             q->ve_n--;
-            f->va_mask[ipi] |= bit;
+            sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
             f->va_need[r]++;
             q->va_ready = e->arr + net->cfg.router_delay;
         } else {
@@ -587,11 +638,14 @@ static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub, int st
 {
     struct sim_fl *f = net->fl;
     int tag = (int)(t * 4 + sub), P = net->P, V = net->V;
-    for (int i = 0; i < P; i++) {
-        int port = start + i < P ? start + i : start + i - P, ipi = r * P + port;
+    /* Ports with requests in rotating order; a crossing changes only its
+     * own port's mask, so the snapshot of the bitmap stays exact. */
+    for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, start); pb; pb &= pb - 1) {
+        int port = start + __builtin_ctzll(pb);
+        if (port >= P)
+            port -= P;
+        int ipi = r * P + port;
         unsigned m = f->sw_mask[ipi];
-        if (!m)
-            continue;
         /* Rotate the mask so the search starts at the round-robin VC. */
         int rr = f->rr_in[ipi];
         unsigned rot = ((m >> rr) | (m << (V - rr))) & ((1u << V) - 1);
@@ -639,10 +693,10 @@ static void sim_fl_prefetch_router(const struct sim_net *net, int r)
 {
     const struct sim_fl *f = net->fl;
     int P = net->P, V = net->V;
-    for (int ipi = r * P; ipi < (r + 1) * P; ipi++) {
+    uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0) | sim_fl_ports(f->va_ports, r, P, 0);
+    for (; pb; pb &= pb - 1) {
+        int ipi = r * P + __builtin_ctzll(pb);
         unsigned m = f->sw_mask[ipi] | f->va_mask[ipi];
-        if (!m)
-            continue;
         int rr = f->rr_in[ipi];
         unsigned rot = ((m >> rr) | (m << (V - rr))) & ((1u << V) - 1);
         int vc = rr + __builtin_ctz(rot);
