@@ -100,7 +100,8 @@ struct fl_port {
     int32_t up;             /* input: upstream output VC 0, or node */
     int32_t lat;            /* link latency, cycles */
     int32_t term;           /* terminal port */
-    int32_t pad[2];
+    int32_t down_ev;        /* wheel event word of a flit to down (+ 4 * vc) */
+    int32_t up_ev;          /* wheel event word of a credit to up (+ 4 * vc) */
 };
 
 /* Per node; inj_cred and ej_n stand for sim_node's inj_cred and ej_flits
@@ -128,6 +129,9 @@ struct sim_fl {
     uint64_t *sw_ports;         /* bit per input port: sw_mask != 0 */
     uint64_t *va_ports;         /* bit per input port: va_mask != 0 */
     uint8_t *rr_in;             /* per input port: next VC to try */
+    /* For a VC mask m and a round-robin start rr: the VCs of m in the
+     * order rr, rr+1, ..., V-1, 0, ..., as 4-bit nibbles of vc + 1. */
+    uint32_t rrseq[256 * 8];
     int32_t *va_need;           /* per router: VCs awaiting VA */
     struct fl_node *nd;         /* per node */
     int32_t *ej;                /* per node ejection ring of flit codes */
@@ -177,9 +181,13 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
         pt->term = port < p;
         if (pt->term) {
             pt->down = pt->up = net->nbr_p[ip]; /* the node */
+            pt->down_ev = pt->down * 4 + EVF_NFLIT; /* terminal VCs are VC 0 */
+            pt->up_ev = pt->up * 4 + EVF_NCRED;
         } else {
             pt->down = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * 8;
             pt->up = pt->down; /* links are symmetric: same neighbour port */
+            pt->down_ev = pt->down * 4 + EVF_RFLIT;
+            pt->up_ev = pt->up * 4 + EVF_RCRED;
         }
     }
     return SIM_OK;
@@ -200,6 +208,17 @@ int sim_flit_init(struct sim_net *net)
     /* Packets queued behind the front: every packet has pkt_flits flits
      * except RDRP's 1-flit credit packets. */
     f->RB = net->cfg.cc == SIM_CC_RDRP ? f->B : f->B / net->cfg.pkt_flits + 2;
+    for (int m = 0; m < 256; m++)
+        for (int rr = 0; rr < 8; rr++) {
+            uint32_t sq = 0;
+            int k = 0;
+            for (int i = 0; i < net->V; i++) {
+                int vc = (rr + i) % net->V;
+                if (m & (1 << vc))
+                    sq |= (uint32_t)(vc + 1) << (4 * k++);
+            }
+            f->rrseq[m * 8 + rr] = sq;
+        }
     /* Longest delay of a wheel event: a full output queue (all VCs'
      * credits) plus the link. */
     int64_t horizon = (int64_t)net->V * f->B + 64 + 2;
@@ -279,11 +298,10 @@ __attribute__((noinline)) static void sim_fl_push_slow(struct sim_fl *f, int64_t
     b2->n++;
 }
 
-static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
-                               int32_t target, int32_t code)
+static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
+                                  int32_t code)
 {
     struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
-    int32_t a = target * 4 + kind;
     if (__builtin_expect(at - now >= FL_W1 || bk->n == bk->cap, 0)) {
         sim_fl_push_slow(f, now, at, a, code);
         return;
@@ -291,6 +309,12 @@ static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int ki
     bk->v[bk->n].a = a;
     bk->v[bk->n].b = code;
     bk->n++;
+}
+
+static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
+                               int32_t target, int32_t code)
+{
+    sim_fl_push_ev(f, now, at, target * 4 + kind, code);
 }
 
 /* Move the level-2 block that starts one block after the current one
@@ -576,8 +600,6 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     assert(oc->cred > 0 && q->vq_n > 0 && q->active && !q->cblk);
     q->fsent++;
     q->vq_n--;
-    if (q->vq_n == 0)
-        sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
     if (i == 0)
         sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, oc->cred);
     oc->cred--;
@@ -586,14 +608,12 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     struct fl_port *op = &f->port[oip];
     int64_t d = t + 1 > op->next_free ? t + 1 : op->next_free;
     op->next_free = (int32_t)(d + 1);
-    if (op->term)
-        sim_fl_push(f, t, d + op->lat, EVF_NFLIT, op->down, code);
-    else
-        sim_fl_push(f, t, d + op->lat, EVF_RFLIT, op->down + ovc, code); /* port * 8 + vc */
-    if (oc->cred == 0) {
-        q->cblk = 1;
+    sim_fl_push_ev(f, t, d + op->lat, op->down_ev + 4 * ovc, code);
+    /* The VC leaves the switch requests if it is empty, out of credits
+     * (then it is re-armed by a credit), or its packet is done. */
+    if (q->vq_n == 0 || oc->cred == 0 || tail)
         sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
-    }
+    q->cblk = oc->cred == 0 && !tail;
     if (tail) {
         oc->owner = -1;
         for (int w = oc->whead; w >= 0;) { /* waiters try again next cycle */
@@ -605,9 +625,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
         }
         oc->whead = -1;
         q->active = 0;
-        q->cblk = 0;
         q->ov = -1;
-        sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
         if (q->ve_n > 0) { /* the next packet's head is now in front */
             const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
             q->fpkt = e->pklen >> 6;
@@ -625,10 +643,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     }
     /* Credit back upstream over the same link. */
     const struct fl_port *ipt = &f->port[ipi];
-    if (ipt->term)
-        sim_fl_push(f, t, t + ipt->lat, EVF_NCRED, ipt->up, 0);
-    else
-        sim_fl_push(f, t, t + ipt->lat, EVF_RCRED, ipt->up + vc, 0);
+    sim_fl_push_ev(f, t, t + ipt->lat, ipt->up_ev + 4 * vc, 0);
 }
 
 /* One switch sub-cycle: each input offers one flit (round robin over its
@@ -645,14 +660,9 @@ static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub, int st
         if (port >= P)
             port -= P;
         int ipi = r * P + port;
-        unsigned m = f->sw_mask[ipi];
-        /* Rotate the mask so the search starts at the round-robin VC. */
-        int rr = f->rr_in[ipi];
-        unsigned rot = ((m >> rr) | (m << (V - rr))) & ((1u << V) - 1);
-        for (; rot; rot &= rot - 1) {
-            int vc = rr + __builtin_ctz(rot);
-            if (vc >= V)
-                vc -= V;
+        /* The port's VCs that may cross, from the round-robin VC on. */
+        for (uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]]; sq; sq >>= 4) {
+            int vc = (int)(sq & 15) - 1;
             int iv = ipi * V + vc, oip = f->ivc[iv].op;
             if (f->port[oip].used_tag == tag)
                 continue;
@@ -697,11 +707,7 @@ static void sim_fl_prefetch_router(const struct sim_net *net, int r)
     for (; pb; pb &= pb - 1) {
         int ipi = r * P + __builtin_ctzll(pb);
         unsigned m = f->sw_mask[ipi] | f->va_mask[ipi];
-        int rr = f->rr_in[ipi];
-        unsigned rot = ((m >> rr) | (m << (V - rr))) & ((1u << V) - 1);
-        int vc = rr + __builtin_ctz(rot);
-        if (vc >= V)
-            vc -= V;
+        int vc = (int)(f->rrseq[m * 8 + f->rr_in[ipi]] & 15) - 1;
         __builtin_prefetch(&f->ivc[ipi * V + vc], 1);
     }
 }
