@@ -36,13 +36,15 @@
 
 #include "sim_net.h"
 
-/* A flit is coded as packet id * 64 + index within its packet * 2 + tail
- * bit, so that only head flits need to touch the packet record. */
-#define FL_CODE(pkt, i, tail) ((pkt) * 64 + (i) * 2 + (tail))
-#define FL_PKT(code) ((code) >> 6)
-#define FL_IDX(code) (((code) >> 1) & 31)
+/* A flit is coded as packet id * 128 + tail bit, plus for the head flit
+ * 2 + (packet length - 1) * 4, so that only head flits need the packet
+ * record and even they do not need it to be queued. */
+#define FL_CODE(pkt, i, tail, len) ((pkt) * 128 + ((i) == 0 ? 2 + ((len) - 1) * 4 : 0) + (tail))
+#define FL_PKT(code) ((code) >> 7)
+#define FL_HEAD(code) (((code) >> 1) & 1)
+#define FL_HLEN(code) ((((code) >> 2) & 31) + 1)
 #define FL_TAIL(code) ((code) & 1)
-#define FL_MAX_PKT (1 << 25)
+#define FL_MAX_PKT (1 << 24)
 
 /* Wheel events: a = target << 2 | kind, b = flit code.  Router targets
  * are port * 8 + VC (so that no event needs a division by V). */
@@ -62,10 +64,10 @@ struct fl_bucket2 {
     int n, cap;
 };
 /* Level 1: one bucket per cycle for the next W1 cycles.  Level 2: one
- * bucket per 64-cycle block beyond that (long output queues), moved into
+ * bucket per FL_BLK-cycle block beyond that (long output queues), moved into
  * level 1 one block ahead of time. */
-#define FL_W1 128
-#define FL_BLK 64
+#define FL_W1 256
+#define FL_BLK 128
 
 /* Input VC.  The front packet is cached here; packets behind it are in
  * the VC's ring (entries pkt * 64 + len, head arrival cycle). */
@@ -376,8 +378,8 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
         f->va_need[ipi / net->P]++;
         q->va_ready = cyc + net->cfg.router_delay;
     }
-    if (FL_IDX(code) == 0) {
-        int pkt = FL_PKT(code), len = net->pkt[pkt].len;
+    if (FL_HEAD(code)) {
+        int pkt = FL_PKT(code), len = FL_HLEN(code);
         if (q->fpkt < 0) {
             q->fpkt = pkt;
             q->flen = (uint8_t)len;
@@ -419,7 +421,7 @@ static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
         k -= cap;
     f->ej[(size_t)n * cap + k] = code;
     fn->ej_n++;
-    if (FL_IDX(code) == 0)
+    if (FL_HEAD(code))
         sim_node_header(net, t * SIM_TPC, n, &net->pkt[FL_PKT(code)]);
 }
 
@@ -433,7 +435,10 @@ static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct fl
     switch (e->a & 3) {
     case EVF_RFLIT:
         __builtin_prefetch(&f->ivc[(target >> 3) * net->V + (target & 7)], 1);
-        if (FL_IDX(e->b) == 0)
+        break;
+    case EVF_NFLIT:
+        __builtin_prefetch(&f->nd[target], 1);
+        if (FL_HEAD(e->b))
             __builtin_prefetch(&net->pkt[FL_PKT(e->b)], 0);
         break;
     case EVF_RCRED:
@@ -485,7 +490,7 @@ static void sim_fl_node_inject(struct sim_net *net, int64_t t, int n)
     if (fn->inj_pkt >= 0 && fn->inj_cred > 0) {
         int pkt = fn->inj_pkt, len = fn->inj_len, i = fn->inj_idx;
         sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RFLIT, fn->term,
-                    FL_CODE(pkt, i, i == len - 1));
+                    FL_CODE(pkt, i, i == len - 1, len));
         fn->inj_cred--;
         if (++fn->inj_idx == len)
             fn->inj_pkt = -1;
@@ -500,7 +505,7 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
         return;
     int cap = net->cfg.eject_buf;
     int code = f->ej[(size_t)n * cap + fn->ej_head], pkt = FL_PKT(code);
-    if (FL_IDX(code) == 0)
+    if (FL_HEAD(code))
         fn->ej_ctrl = (net->pkt[pkt].flags & PF_CTRL) != 0;
     /* Control flits are consumed by the NIC; data drains at 1/slow. */
     fn->ej_sink_at = fn->ej_ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
@@ -595,13 +600,16 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     int V = net->V, ov = q->ov, oip = q->op, ovc = ov - oip * V;
     uint8_t bit = (uint8_t)(1u << vc);
     int pkt = q->fpkt, i = q->fsent, tail = i == q->flen - 1;
-    int code = FL_CODE(pkt, i, tail);
+    int code = FL_CODE(pkt, i, tail, q->flen);
     struct fl_ovc *oc = &f->ovc[ov];
     assert(oc->cred > 0 && q->vq_n > 0 && q->active && !q->cblk);
     q->fsent++;
     q->vq_n--;
-    if (i == 0)
+    if (i == 0) {
         sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, oc->cred);
+        if (q->ve_n > 0) /* the next packet's entry is read when this tail leaves */
+            __builtin_prefetch(&f->ring[(size_t)iv * f->RB + q->ve_head], 0);
+    }
     oc->cred--;
     net->out_occ[oip]++;
     /* Output queue: the flit leaves one cycle after the previous one. */
