@@ -24,9 +24,9 @@
  *  - The state of an input VC (front packet, counts, route, allocation
  *    state) is one 32-byte record; the packets queued behind the front
  *    are a small ring touched only when a head arrives or a tail leaves.
- *  - Counters that only the invariant checker needs (flits on wires,
- *    credits in flight) are not kept; sim_flit_sync() recomputes them from
- *    the wheel before a check.
+ *  - Counters that only the invariant checker needs (flits on wires or in
+ *    output queues, credits in flight) are kept only when checking;
+ *    sim_flit_sync() copies the engine's own counters for the checker.
  * The decisions, their order and the random draws are those of the
  * original cycle-by-cycle scan: results are bit-identical for a seed.
  */
@@ -141,6 +141,8 @@ struct sim_fl {
     struct fl_bucket2 *w2;
     int nw2;
     double sacc;                /* speedup accumulator */
+    int track;                  /* keep the checker's counters (cfg.check) */
+    struct sim_net *net;
 };
 
 static void *sim_fl_calloc(size_t n, size_t sz, int *ok)
@@ -202,6 +204,8 @@ int sim_flit_init(struct sim_net *net)
     if (!f)
         return SIM_ERR_NOMEM;
     net->fl = f;
+    f->net = net;
+    f->track = net->cfg.check;
     f->B = net->cfg.buf_flits > net->cfg.eject_buf ? net->cfg.buf_flits : net->cfg.eject_buf;
     if (net->cfg.lat_term < 1 || net->cfg.lat_local < 1 || net->cfg.lat_global < 1 ||
         net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
@@ -300,8 +304,8 @@ __attribute__((noinline)) static void sim_fl_push_slow(struct sim_fl *f, int64_t
     b2->n++;
 }
 
-static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
-                                  int32_t code)
+static inline void sim_fl_wheel_put(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
+                                    int32_t code)
 {
     struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
     if (__builtin_expect(at - now >= FL_W1 || bk->n == bk->cap, 0)) {
@@ -311,6 +315,37 @@ static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int
     bk->v[bk->n].a = a;
     bk->v[bk->n].b = code;
     bk->n++;
+}
+
+/* Checker bookkeeping (only with cfg.check): the event word a adds or
+ * removes a flit on a wire or in an output queue (counted at the sending
+ * output VC, or the node's injection link) or a credit in flight. */
+static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
+{
+    const struct sim_fl *f = net->fl;
+    int target = a >> 2, V = net->V, p = net->cfg.p;
+    switch (a & 3) {
+    case EVF_RFLIT: {
+        int ipi = target >> 3;
+        if (f->port[ipi].term) /* injected by the node, not yet at the router */
+            net->node[f->port[ipi].up].inj_fwd += delta;
+        else
+            net->out_fwd[(f->port[ipi].up >> 3) * V + (target & 7)] += delta;
+        break;
+    }
+    case EVF_NFLIT: net->out_fwd[((target / p) * net->P + target % p) * V] += delta; break;
+    case EVF_RCRED: net->out_ret[(target >> 3) * V + (target & 7)] += delta; break;
+    default: net->node[target].inj_ret += delta; break;
+    }
+}
+
+/* Put a flit or credit on a link: it arrives in cycle at. */
+static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
+                                  int32_t code)
+{
+    if (__builtin_expect(f->track, 0))
+        sim_fl_count_ev(f->net, a, 1);
+    sim_fl_wheel_put(f, now, at, a, code);
 }
 
 static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
@@ -327,7 +362,7 @@ static void sim_fl_wheel_refill(struct sim_fl *f, int64_t t)
     struct fl_bucket2 *src = &f->w2[blk % f->nw2];
     for (int i = 0; i < src->n; i++) {
         const struct fl_ev2 *e = &src->v[i];
-        sim_fl_push(f, t, e->at, e->a & 3, e->a >> 2, e->b);
+        sim_fl_wheel_put(f, t, e->at, e->a, e->b);
     }
     src->n = 0;
 }
@@ -457,6 +492,8 @@ static void sim_fl_bucket_run(struct sim_net *net, int64_t t, struct fl_bucket *
         if (i + FL_PREFETCH_AHEAD < bk->n)
             sim_fl_prefetch_ev(net, &bk->v[i + FL_PREFETCH_AHEAD]);
         int32_t a = bk->v[i].a, target = a >> 2;
+        if (__builtin_expect(net->fl->track, 0))
+            sim_fl_count_ev(net, a, -1);
         switch (a & 3) {
         case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, bk->v[i].b, (int32_t)t); break;
         case EVF_NFLIT: sim_fl_node_receive(net, t, target, bk->v[i].b); break;
@@ -761,28 +798,10 @@ int64_t sim_flit_outside(const struct sim_net *net)
     return x;
 }
 
-static void sim_fl_sync_ev(const struct sim_net *net, int32_t a)
-{
-    const struct sim_fl *f = net->fl;
-    int target = a >> 2, V = net->V, p = net->cfg.p;
-    switch (a & 3) {
-    case EVF_RFLIT: {
-        int ipi = target >> 3;
-        if (f->port[ipi].term) /* injected by the node, not yet at the router */
-            net->node[(ipi / net->P) * p + ipi % net->P].inj_fwd++;
-        else
-            net->out_fwd[(f->port[ipi].up >> 3) * V + (target & 7)]++;
-        break;
-    }
-    case EVF_NFLIT: net->out_fwd[((target / p) * net->P + target % p) * V]++; break;
-    case EVF_RCRED: net->out_ret[(target >> 3) * V + (target & 7)]++; break;
-    default: net->node[target].inj_ret++; break;
-    }
-}
-
-/* Recompute the shared per-VC counters that the invariant checker and the
- * census read (credits, flits buffered, flits on wires or in output
- * queues, credits in flight) from the flit engine's own state. */
+/* Copy the flit engine's own counters into the shared arrays that the
+ * invariant checker and the census read (credits, flits buffered, node
+ * credits and ejection buffers).  Flits on wires or in output queues and
+ * credits in flight are kept there directly when checking (f->track). */
 void sim_flit_sync(const struct sim_net *net)
 {
     const struct sim_fl *f = net->fl;
@@ -790,20 +809,11 @@ void sim_flit_sync(const struct sim_net *net)
     for (size_t iv = 0; iv < nv; iv++) {
         net->in_flits[iv] = f->ivc[iv].vq_n;
         net->out_cred[iv] = f->ovc[iv].cred;
-        net->out_fwd[iv] = 0;
-        net->out_ret[iv] = 0;
     }
     for (int n = 0; n < net->N; n++) {
-        net->node[n].inj_fwd = net->node[n].inj_ret = 0;
         net->node[n].inj_cred = f->nd[n].inj_cred;
         net->node[n].ej_flits = f->nd[n].ej_n;
     }
-    for (int b = 0; b < FL_W1; b++)
-        for (int i = 0; i < f->w1[b].n; i++)
-            sim_fl_sync_ev(net, f->w1[b].v[i].a);
-    for (int b = 0; b < f->nw2; b++)
-        for (int i = 0; i < f->w2[b].n; i++)
-            sim_fl_sync_ev(net, f->w2[b].v[i].a);
 }
 
 /* Diagnostics: packet ids of up to max flits of input VC iv, front first. */
