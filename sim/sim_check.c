@@ -60,6 +60,8 @@ static int sim_check_nodes(const struct sim_net *net, int64_t *flits)
 int sim_check_invariants(const struct sim_net *net)
 {
     int64_t flits = 0;
+    if (net->fl)
+        sim_flit_sync(net);
     for (int r = 0; r < net->R; r++)
         for (int o = 0; o < net->P; o++) {
             int st = sim_check_output(net, r, o, &flits);

@@ -312,8 +312,6 @@ static int sim_fig5(struct sim_cache *ca, const char *outdir, int seeds, int qui
             fflush(f);
         }
     fclose(f);
-    if (st == SIM_OK)
-        st = sim_summary(ca, outdir, seeds, small);
     return st;
 }
 
@@ -333,6 +331,8 @@ int sim_figure(int fig, const char *outdir, int seeds, int quick, int small,
         st = sim_fig4(&ca, outdir, seeds, quick, small);
     else if (fig == 5)
         st = sim_fig5(&ca, outdir, seeds, quick, small);
+    else if (fig == 6) /* --figure summary */
+        st = sim_summary(&ca, outdir, seeds, small);
     else
         st = SIM_ERR_ARG;
     sim_cache_close(&ca);

@@ -4,128 +4,197 @@
  * VC owned by one packet from its head's VC allocation until its tail has
  * crossed the switch, and a separable input-first switch allocator run
  * 2 or 3 times per cycle (2.4 on average) with at most one flit per input
- * and per output each time.  Links are delay lines of one flit per cycle.
- * It shares topology, routing, traffic and the endpoint logic with the
- * packet-granular mode and exists to validate it (slow: use <= 1,056 nodes).
+ * and per output each time.  Every output has a FIFO output queue that puts
+ * one flit per cycle on its link; links deliver flits and credits after
+ * their latency.
+ *
+ * Speed (issue 5): the engine only touches state that has work.
+ *  - Links and output queues are not scanned.  A flit that crosses the
+ *    switch in cycle t leaves its output queue in cycle
+ *    d = max(t + 1, cycle after the previous flit of that output left),
+ *    which is known at once, so it is put straight into a timing wheel
+ *    at its arrival cycle d + latency.  Credits travel in the same wheel.
+ *    Deliveries within a cycle commute (one flit per link per cycle, one
+ *    link per input), so their order in a bucket does not matter.
+ *  - An input VC is in its port's switch-request mask only if it owns an
+ *    output VC, has a flit, and that output VC has a credit; a VC blocked
+ *    on credits is re-armed by the credit's arrival (the output VC knows
+ *    its owner).  The allocator skipped such VCs anyway, so the decisions
+ *    are the same as scanning them.
+ *  - The state of an input VC (front packet, counts, route, allocation
+ *    state) is one 32-byte record; the packets queued behind the front
+ *    are a small ring touched only when a head arrives or a tail leaves.
+ *  - Counters that only the invariant checker needs (flits on wires or in
+ *    output queues, credits in flight) are kept only when checking;
+ *    sim_flit_sync() copies the engine's own counters for the checker.
+ * The decisions, their order and the random draws are those of the
+ * original cycle-by-cycle scan: results are bit-identical for a seed.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_net.h"
 
-/* A flit is coded as packet id * 64 + index within its packet * 2 + tail
- * bit, so that only head flits need to touch the packet record.  On the
- * output side the code is packed with the output VC: code * 8 + vc. */
-#define FL_CODE(pkt, i, tail) ((pkt) * 64 + (i) * 2 + (tail))
-#define FL_PKT(code) ((code) >> 6)
-#define FL_IDX(code) (((code) >> 1) & 31)
+/* A flit is coded as packet id * 128 + tail bit, plus for the head flit
+ * 2 + (packet length - 1) * 4, so that only head flits need the packet
+ * record and even they do not need it to be queued. */
+#define FL_CODE(pkt, i, tail, len) ((pkt) * 128 + ((i) == 0 ? 2 + ((len) - 1) * 4 : 0) + (tail))
+#define FL_PKT(code) ((code) >> 7)
+#define FL_HEAD(code) (((code) >> 1) & 1)
+#define FL_HLEN(code) ((((code) >> 2) & 31) + 1)
 #define FL_TAIL(code) ((code) & 1)
-#define FL_MAX_PKT (1 << 22)
+#define FL_MAX_PKT (1 << 24)
 
-/* Flits of one packet are contiguous in a VC (the upstream output VC is
- * owned by one packet at a time), so a VC buffer is kept as a ring of
- * packet entries: one cache line serves all the packet's flits. */
-struct sim_fl_ent {
-    int32_t pkt, arr;               /* packet, arrival cycle of its head */
-    uint8_t len, present, sent, pad; /* flits in packet, received, forwarded */
+/* Wheel events: a = target << 2 | kind, b = flit code.  Router targets
+ * are port * 8 + VC (so that no event needs a division by V). */
+enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
+struct fl_ev {
+    int32_t a, b;
+};
+struct fl_bucket {
+    struct fl_ev *v;
+    int n, cap;
+};
+struct fl_ev2 {
+    int32_t at, a, b;
+};
+struct fl_bucket2 {
+    struct fl_ev2 *v;
+    int n, cap;
+};
+/* Level 1: one bucket per cycle for the next W1 cycles.  Level 2: one
+ * bucket per FL_BLK-cycle block beyond that (long output queues), moved into
+ * level 1 one block ahead of time. */
+#define FL_W1 256
+#define FL_BLK 128
+
+/* Input VC.  The front packet is cached here; packets behind it are in
+ * the VC's ring (entries pkt * 64 + len, head arrival cycle). */
+struct fl_ivc {
+    int32_t fpkt;           /* front packet, -1 none */
+    int32_t ov;             /* allocated/routed output VC (global index), -1 not routed */
+    int32_t op;             /* its output port (global index) */
+    int32_t va_ready;       /* cycle the front head may allocate */
+    int32_t vq_n;           /* flits present */
+    int32_t wnext;          /* next VC waiting for the same output VC */
+    uint16_t ve_head, ve_n; /* ring of packets behind the front */
+    uint8_t flen, fsent;    /* front packet length, flits forwarded */
+    uint8_t active;         /* front packet owns its output VC */
+    uint8_t cblk;           /* active, but the output VC has no credit */
+};
+
+struct fl_ent {
+    int32_t pklen, arr;
+};
+
+struct fl_ovc {
+    int32_t cred;           /* credits for the downstream VC */
+    int32_t owner;          /* owning input VC (global index), -1 free */
+    int32_t whead;          /* input VCs of this router waiting for it, -1 none */
+    int32_t pad;
+};
+
+struct fl_port {
+    int32_t next_free;      /* output: first cycle its link is free */
+    int32_t used_tag;       /* output: switch sub-cycle that last used it */
+    int32_t down;           /* output: downstream input VC 0, or node */
+    int32_t up;             /* input: upstream output VC 0, or node */
+    int32_t lat;            /* link latency, cycles */
+    int32_t term;           /* terminal port */
+    int32_t down_ev;        /* wheel event word of a flit to down (+ 4 * vc) */
+    int32_t up_ev;          /* wheel event word of a credit to up (+ 4 * vc) */
+};
+
+/* Per node; inj_cred and ej_n stand for sim_node's inj_cred and ej_flits
+ * (copied there by sim_flit_sync) so that the node loop touches only this. */
+struct fl_node {
+    int32_t inj_pkt, inj_idx, inj_len; /* packet being injected, next flit */
+    int32_t inj_cred;           /* credits of the injection link */
+    int32_t ej_head, ej_n;      /* ejection ring: first flit, flits */
+    int32_t ej_sink_at;         /* next cycle a flit may be sunk */
+    int32_t ej_part;            /* flits sunk of a partly sunk packet */
+    int32_t ej_ctrl;            /* the packet being sunk is a control packet */
+    int32_t slow;               /* sink one flit every slow cycles */
+    int32_t term;               /* terminal input VC of the router: port * 8 */
+    int32_t pad;
 };
 
 struct sim_fl {
-    int B, Q;                       /* VC buffer depth, output queue depth */
-    struct sim_fl_ent *ve;              /* per input VC ring of B packet entries */
-    int32_t *ve_head, *ve_n;        /* ring position and entries in use */
-    int32_t *vq_n, *vq_state;       /* flits present, VC state */
-    int32_t *va_ready;              /* per input VC: cycle its front head may allocate */
-    int32_t *owner;                 /* per output VC: owning input pv, -1 free */
-    int32_t *oq, *oq_head, *oq_n;         /* per output port ring of Q packed flits */
-    int32_t *pipe, *pipe_off;             /* per output port: lat slots of packed flits */
-    int32_t *cpipe, *cpipe_off;           /* per input port: lat * V credit slots */
-    int32_t *used_out;                    /* switch sub-cycle tag per output */
-    int32_t *rr_in;                       /* per input port: next VC to try */
-    int32_t *inj_pkt, *inj_idx;           /* per node: packet being injected */
-    int32_t *ipipe, *ipipe_off;           /* per node injection delay line */
-    int32_t *ej, *ej_head, *ej_sink_at;   /* per node ejection ring of flits */
-    int32_t *ej_part;                     /* flits sunk of a partly sunk packet */
-    int32_t *ecpipe, *ecpipe_off;         /* per node ejection credit delay line */
-    uint8_t *sw_mask;                     /* per input port: VCs that may cross */
-    uint8_t *va_mask;                     /* per input port: VCs awaiting VA */
-    int32_t *va_need;                     /* per router: VCs awaiting VA */
-    int32_t *lat_c;                       /* per port: link latency in cycles */
-    int32_t tmod[64];                     /* t % L for this cycle */
-    double sacc;                          /* speedup accumulator */
+    int B, RB;                  /* VC buffer depth, ring entries per VC */
+    struct fl_ivc *ivc;         /* per input VC */
+    struct fl_ent *ring;        /* per input VC, RB entries */
+    struct fl_ovc *ovc;         /* per output VC */
+    struct fl_port *port;       /* per (router, port) */
+    uint8_t *sw_mask;           /* per input port: VCs that may cross */
+    uint8_t *va_mask;           /* per input port: VCs awaiting VA */
+    uint64_t *sw_ports;         /* bit per input port: sw_mask != 0 */
+    uint64_t *va_ports;         /* bit per input port: va_mask != 0 */
+    uint8_t *rr_in;             /* per input port: next VC to try */
+    /* For a VC mask m and a round-robin start rr: the VCs of m in the
+     * order rr, rr+1, ..., V-1, 0, ..., as 4-bit nibbles of vc + 1. */
+    uint32_t rrseq[256 * 8];
+    int32_t *va_need;           /* per router: VCs awaiting VA */
+    struct fl_node *nd;         /* per node */
+    int32_t *ej;                /* per node ejection ring of flit codes */
+    struct fl_bucket w1[FL_W1];
+    struct fl_bucket2 *w2;
+    int nw2;
+    double sacc;                /* speedup accumulator */
+    int track;                  /* keep the checker's counters (cfg.check) */
+    struct sim_net *net;
 };
 
-enum { VQ_IDLE, VQ_ACTIVE };
-
-static int32_t *sim_fl_alloc(size_t n, int fill, int *ok)
+static void *sim_fl_calloc(size_t n, size_t sz, int *ok)
 {
-    int32_t *p = malloc((n ? n : 1) * sizeof(int32_t));
-    if (!p) {
+    void *p = calloc(n ? n : 1, sz);
+    if (!p)
         *ok = 0;
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        p[i] = fill;
     return p;
-}
-
-/* Prefix offsets of per-port delay lines (lengths in cycles). */
-static int32_t *sim_fl_offsets(const struct sim_net *net, int mult, size_t *total, int *ok)
-{
-    size_t np = (size_t)net->R * net->P;
-    int32_t *off = sim_fl_alloc(np + 1, 0, ok);
-    if (!off)
-        return NULL;
-    for (size_t ip = 0; ip < np; ip++)
-        off[ip + 1] = off[ip] + net->lat[ip] / SIM_TPC * mult;
-    *total = (size_t)off[np];
-    return off;
 }
 
 static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
 {
-    size_t np = (size_t)net->R * net->P, nv = np * net->V, tot = 0;
-    f->ve = calloc(nv * f->B, sizeof(struct sim_fl_ent));
-    if (!f->ve)
-        *ok = 0;
-    f->ve_head = sim_fl_alloc(nv, 0, ok);
-    f->ve_n = sim_fl_alloc(nv, 0, ok);
-    f->vq_n = sim_fl_alloc(nv, 0, ok);
-    f->vq_state = sim_fl_alloc(nv, VQ_IDLE, ok);
-    f->va_ready = sim_fl_alloc(nv, 0, ok);
-    f->owner = sim_fl_alloc(nv, -1, ok);
-    f->oq = sim_fl_alloc(np * f->Q, -1, ok);
-    f->oq_head = sim_fl_alloc(np, 0, ok);
-    f->oq_n = sim_fl_alloc(np, 0, ok);
-    f->pipe_off = sim_fl_offsets(net, 1, &tot, ok);
-    f->pipe = sim_fl_alloc(tot, -1, ok);
-    f->cpipe_off = sim_fl_offsets(net, net->V, &tot, ok);
-    f->cpipe = sim_fl_alloc(tot, 0, ok);
-    f->used_out = sim_fl_alloc(np, -1, ok);
-    f->rr_in = sim_fl_alloc(np, 0, ok);
-    f->sw_mask = calloc(np, 1);
-    f->va_mask = calloc(np, 1);
-    f->va_need = sim_fl_alloc((size_t)net->R, 0, ok);
-    f->lat_c = sim_fl_alloc(np, 0, ok);
-    if (!f->sw_mask || !f->va_mask)
-        *ok = 0;
-    for (size_t ip = 0; *ok && ip < np; ip++)
-        f->lat_c[ip] = net->lat[ip] / SIM_TPC;
-    return *ok ? SIM_OK : SIM_ERR_NOMEM;
-}
-
-static int sim_fl_alloc_nodes(struct sim_net *net, struct sim_fl *f, int *ok)
-{
-    int N = net->N, lt = net->cfg.lat_term;
-    f->inj_pkt = sim_fl_alloc((size_t)N, -1, ok);
-    f->inj_idx = sim_fl_alloc((size_t)N, 0, ok);
-    f->ipipe = sim_fl_alloc((size_t)N * lt, -1, ok);
-    f->ej = sim_fl_alloc((size_t)N * net->cfg.eject_buf, -1, ok);
-    f->ej_head = sim_fl_alloc((size_t)N, 0, ok);
-    f->ej_sink_at = sim_fl_alloc((size_t)N, 0, ok);
-    f->ej_part = sim_fl_alloc((size_t)N, 0, ok);
-    f->ecpipe = sim_fl_alloc((size_t)N * lt, 0, ok);
-    return *ok ? SIM_OK : SIM_ERR_NOMEM;
+    size_t np = (size_t)net->R * net->P, nv = np * net->V;
+    int p = net->cfg.p;
+    f->ivc = sim_fl_calloc(nv, sizeof(*f->ivc), ok);
+    f->ring = sim_fl_calloc(nv * f->RB, sizeof(*f->ring), ok);
+    f->ovc = sim_fl_calloc(nv, sizeof(*f->ovc), ok);
+    f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
+    f->sw_mask = sim_fl_calloc(np, 1, ok);
+    f->va_mask = sim_fl_calloc(np, 1, ok);
+    f->sw_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
+    f->va_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
+    f->rr_in = sim_fl_calloc(np, 1, ok);
+    f->va_need = sim_fl_calloc((size_t)net->R, sizeof(int32_t), ok);
+    if (!*ok)
+        return SIM_ERR_NOMEM;
+    for (size_t iv = 0; iv < nv; iv++) {
+        f->ivc[iv].fpkt = -1;
+        f->ivc[iv].ov = -1;
+        f->ivc[iv].wnext = -1;
+        f->ovc[iv].cred = net->out_cred[iv];
+        f->ovc[iv].owner = -1;
+        f->ovc[iv].whead = -1;
+    }
+    for (size_t ip = 0; ip < np; ip++) {
+        struct fl_port *pt = &f->port[ip];
+        int port = (int)(ip % net->P);
+        pt->lat = net->lat[ip] / SIM_TPC;
+        pt->used_tag = -1;
+        pt->term = port < p;
+        if (pt->term) {
+            pt->down = pt->up = net->nbr_p[ip]; /* the node */
+            pt->down_ev = pt->down * 4 + EVF_NFLIT; /* terminal VCs are VC 0 */
+            pt->up_ev = pt->up * 4 + EVF_NCRED;
+        } else {
+            pt->down = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * 8;
+            pt->up = pt->down; /* links are symmetric: same neighbour port */
+            pt->down_ev = pt->down * 4 + EVF_RFLIT;
+            pt->up_ev = pt->up * 4 + EVF_RCRED;
+        }
+    }
+    return SIM_OK;
 }
 
 int sim_flit_init(struct sim_net *net)
@@ -135,14 +204,46 @@ int sim_flit_init(struct sim_net *net)
     if (!f)
         return SIM_ERR_NOMEM;
     net->fl = f;
+    f->net = net;
+    f->track = net->cfg.check;
     f->B = net->cfg.buf_flits > net->cfg.eject_buf ? net->cfg.buf_flits : net->cfg.eject_buf;
-    f->Q = net->V * f->B + 1;
     if (net->cfg.lat_term < 1 || net->cfg.lat_local < 1 || net->cfg.lat_global < 1 ||
         net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
-        net->cfg.pkt_flits > 32 || net->V > 8)
+        net->cfg.pkt_flits > 32 || net->V > 8 || f->B > 65535 || net->P > 64)
         return SIM_ERR_ARG;
-    if (sim_fl_alloc_ports(net, f, &ok) != SIM_OK || sim_fl_alloc_nodes(net, f, &ok) != SIM_OK)
+    /* Packets queued behind the front: every packet has pkt_flits flits
+     * except RDRP's 1-flit credit packets. */
+    f->RB = net->cfg.cc == SIM_CC_RDRP ? f->B : f->B / net->cfg.pkt_flits + 2;
+    for (int m = 0; m < 256; m++)
+        for (int rr = 0; rr < 8; rr++) {
+            uint32_t sq = 0;
+            int k = 0;
+            for (int i = 0; i < net->V; i++) {
+                int vc = (rr + i) % net->V;
+                if (m & (1 << vc))
+                    sq |= (uint32_t)(vc + 1) << (4 * k++);
+            }
+            f->rrseq[m * 8 + rr] = sq;
+        }
+    /* Longest delay of a wheel event: a full output queue (all VCs'
+     * credits) plus the link. */
+    int64_t horizon = (int64_t)net->V * f->B + 64 + 2;
+    f->nw2 = (int)(horizon / FL_BLK) + 3;
+    f->w2 = sim_fl_calloc((size_t)f->nw2, sizeof(*f->w2), &ok);
+    if (!ok || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
+    int N = net->N;
+    f->nd = sim_fl_calloc((size_t)N, sizeof(*f->nd), &ok);
+    f->ej = sim_fl_calloc((size_t)N * net->cfg.eject_buf, sizeof(int32_t), &ok);
+    if (!ok)
+        return SIM_ERR_NOMEM;
+    for (int n = 0; n < N; n++) {
+        struct fl_node *fn = &f->nd[n];
+        fn->inj_pkt = -1;
+        fn->inj_cred = net->node[n].inj_cred;
+        fn->slow = net->node[n].slow;
+        fn->term = (n / net->cfg.p * net->P + n % net->cfg.p) * 8;
+    }
     return SIM_OK;
 }
 
@@ -151,240 +252,370 @@ void sim_flit_free(struct sim_net *net)
     struct sim_fl *f = net->fl;
     if (!f)
         return;
-    int32_t *bufs[] = { f->ve_head, f->ve_n, f->va_ready, f->vq_n, f->vq_state,
-                        f->owner, f->oq, f->oq_head, f->oq_n, f->pipe,
-                        f->pipe_off, f->cpipe, f->cpipe_off, f->used_out, f->rr_in,
-                        f->inj_pkt, f->inj_idx, f->ipipe, f->ej, f->ej_head, f->ej_sink_at, f->ej_part,
-                        f->ecpipe, f->ecpipe_off, f->va_need, f->lat_c };
+    for (int i = 0; i < FL_W1; i++)
+        free(f->w1[i].v);
+    if (f->w2)
+        for (int i = 0; i < f->nw2; i++)
+            free(f->w2[i].v);
+    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->sw_mask, f->va_mask, f->rr_in,
+                     f->sw_ports, f->va_ports,
+                     f->va_need, f->nd, f->ej, f->w2 };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
-    free(f->sw_mask);
-    free(f->va_mask);
-    free(f->ve);
     free(f);
     net->fl = NULL;
 }
 
-/* ---- input VC rings ---- */
+/* ---- the timing wheel of flits and credits on links ---- */
 
-static void sim_fl_vq_push(struct sim_net *net, int iv, int code, int32_t cyc)
+/* Slow path of sim_fl_push: a bucket must grow, or the event is beyond
+ * level 1. */
+__attribute__((noinline)) static void sim_fl_push_slow(struct sim_fl *f, int64_t now, int64_t at,
+                                                       int32_t a, int32_t code)
 {
-    struct sim_fl *f = net->fl;
-    if (f->vq_state[iv] == VQ_ACTIVE) {
-        f->sw_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
-    } else if (f->vq_n[iv] == 0) {
-        f->va_mask[iv / net->V] |= (uint8_t)(1u << (iv % net->V));
-        f->va_need[iv / net->V / net->P]++;
-        f->va_ready[iv] = cyc + net->cfg.router_delay;
-    }
-    if (FL_IDX(code) == 0) {
-        int k = f->ve_head[iv] + f->ve_n[iv];
-        if (k >= f->B)
-            k -= f->B;
-        struct sim_fl_ent *e = &f->ve[(size_t)iv * f->B + k];
-        e->pkt = FL_PKT(code);
-        e->arr = cyc;
-        e->len = (uint8_t)net->pkt[e->pkt].len;
-        e->present = 1;
-        e->sent = 0;
-        f->ve_n[iv]++;
-    } else {
-        int k = f->ve_head[iv] + f->ve_n[iv] - 1;
-        if (k >= f->B)
-            k -= f->B;
-        f->ve[(size_t)iv * f->B + k].present++;
-    }
-    f->vq_n[iv]++;
-    net->in_flits[iv]++;
-}
-
-static struct sim_fl_ent *sim_fl_vq_front_ent(const struct sim_fl *f, int iv)
-{
-    return &f->ve[(size_t)iv * f->B + f->ve_head[iv]];
-}
-
-static int32_t sim_fl_vq_front_arr(const struct sim_fl *f, int iv)
-{
-    return sim_fl_vq_front_ent(f, iv)->arr;
-}
-
-/* Code of the front flit; a non-empty VC always has one (contiguity). */
-static int sim_fl_vq_front(const struct sim_fl *f, int iv)
-{
-    if (!f->vq_n[iv])
-        return -1;
-    const struct sim_fl_ent *e = sim_fl_vq_front_ent(f, iv);
-    return FL_CODE(e->pkt, e->sent, e->sent == e->len - 1);
-}
-
-/* Remove the front flit (the caller has read its code). */
-static void sim_fl_vq_pop(struct sim_fl *f, int iv, int tail)
-{
-    sim_fl_vq_front_ent(f, iv)->sent++;
-    if (tail) {
-        if (++f->ve_head[iv] == f->B)
-            f->ve_head[iv] = 0;
-        f->ve_n[iv]--;
-    }
-    f->vq_n[iv]--;
-}
-
-/* ---- phase 1: links deliver flits and credits sent lat cycles ago ---- */
-
-static void sim_fl_deliver_flit(struct sim_net *net, int64_t t, int r, int o, int code, int vc)
-{
-    int ip = r * net->P + o;
-    struct sim_fl *f = net->fl;
-    int pkt = FL_PKT(code);
-    net->out_fwd[ip * net->V + vc]--;
-    if (o < net->cfg.p) {
-        int n = net->nbr_p[ip];
-        int cap = net->cfg.eject_buf, k = (f->ej_head[n] + net->node[n].ej_flits) % cap;
-        f->ej[(size_t)n * cap + k] = code;
-        net->node[n].ej_flits++;
-        if (FL_IDX(code) == 0)
-            sim_node_header(net, t * SIM_TPC, n, &net->pkt[pkt]);
+    if (at - now < FL_W1) {
+        struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
+        int cap = bk->cap ? bk->cap * 2 : 256;
+        struct fl_ev *nv = realloc(bk->v, (size_t)cap * sizeof(*nv));
+        if (!nv)
+            abort(); /* out of memory in the middle of a run */
+        bk->v = nv;
+        bk->cap = cap;
+        bk->v[bk->n].a = a;
+        bk->v[bk->n].b = code;
+        bk->n++;
         return;
     }
-    int dr = net->nbr_r[ip], iv = (dr * net->P + net->nbr_p[ip]) * net->V + vc;
-    sim_fl_vq_push(net, iv, code, (int32_t)t);
+    int64_t blk = at / FL_BLK;
+    if (blk - now / FL_BLK >= f->nw2)
+        abort(); /* beyond the horizon computed at init: cannot happen */
+    struct fl_bucket2 *b2 = &f->w2[blk % f->nw2];
+    if (b2->n == b2->cap) {
+        int cap = b2->cap ? b2->cap * 2 : 256;
+        struct fl_ev2 *nv = realloc(b2->v, (size_t)cap * sizeof(*nv));
+        if (!nv)
+            abort(); /* out of memory in the middle of a run */
+        b2->v = nv;
+        b2->cap = cap;
+    }
+    b2->v[b2->n].at = (int32_t)at;
+    b2->v[b2->n].a = a;
+    b2->v[b2->n].b = code;
+    b2->n++;
 }
 
-static void sim_fl_links(struct sim_net *net, int64_t t)
+static inline void sim_fl_wheel_put(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
+                                    int32_t code)
 {
-    struct sim_fl *f = net->fl;
-    int np = net->R * net->P;
-    for (int ip = 0; ip < np; ip++) {
-        int m = f->tmod[f->lat_c[ip]], s = f->pipe_off[ip] + m;
-        if (f->pipe[s] >= 0) {
-            int packed = f->pipe[s];
-            f->pipe[s] = -1;
-            sim_fl_deliver_flit(net, t, ip / net->P, ip % net->P, packed >> 3, packed & 7);
-        }
-        int *cs = &f->cpipe[f->cpipe_off[ip] + m * net->V];
-        for (int vc = 0; vc < net->V; vc++) {
-            if (!cs[vc])
-                continue;
-            if (ip % net->P < net->cfg.p) {
-                struct sim_node *nd = &net->node[net->nbr_p[ip]];
-                nd->inj_ret -= cs[vc];
-                nd->inj_cred += cs[vc];
-            } else {
-                int ov = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * net->V + vc;
-                net->out_ret[ov] -= cs[vc];
-                net->out_cred[ov] += cs[vc];
-                net->out_occ[ov / net->V] -= cs[vc];
-            }
-            cs[vc] = 0;
-        }
+    struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
+    if (__builtin_expect(at - now >= FL_W1 || bk->n == bk->cap, 0)) {
+        sim_fl_push_slow(f, now, at, a, code);
+        return;
+    }
+    bk->v[bk->n].a = a;
+    bk->v[bk->n].b = code;
+    bk->n++;
+}
+
+/* Checker bookkeeping (only with cfg.check): the event word a adds or
+ * removes a flit on a wire or in an output queue (counted at the sending
+ * output VC, or the node's injection link) or a credit in flight. */
+static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
+{
+    const struct sim_fl *f = net->fl;
+    int target = a >> 2, V = net->V, p = net->cfg.p;
+    switch (a & 3) {
+    case EVF_RFLIT: {
+        int ipi = target >> 3;
+        if (f->port[ipi].term) /* injected by the node, not yet at the router */
+            net->node[f->port[ipi].up].inj_fwd += delta;
+        else
+            net->out_fwd[(f->port[ipi].up >> 3) * V + (target & 7)] += delta;
+        break;
+    }
+    case EVF_NFLIT: net->out_fwd[((target / p) * net->P + target % p) * V] += delta; break;
+    case EVF_RCRED: net->out_ret[(target >> 3) * V + (target & 7)] += delta; break;
+    default: net->node[target].inj_ret += delta; break;
     }
 }
 
-/* ---- phase 2: nodes inject one flit and sink at their rate ---- */
+/* Put a flit or credit on a link: it arrives in cycle at. */
+static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
+                                  int32_t code)
+{
+    if (__builtin_expect(f->track, 0))
+        sim_fl_count_ev(f->net, a, 1);
+    sim_fl_wheel_put(f, now, at, a, code);
+}
+
+static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
+                               int32_t target, int32_t code)
+{
+    sim_fl_push_ev(f, now, at, target * 4 + kind, code);
+}
+
+/* Move the level-2 block that starts one block after the current one
+ * into level 1 (its cycles are then within FL_W1 of now). */
+static void sim_fl_wheel_refill(struct sim_fl *f, int64_t t)
+{
+    int64_t blk = t / FL_BLK + 1;
+    struct fl_bucket2 *src = &f->w2[blk % f->nw2];
+    for (int i = 0; i < src->n; i++) {
+        const struct fl_ev2 *e = &src->v[i];
+        sim_fl_wheel_put(f, t, e->at, e->a, e->b);
+    }
+    src->n = 0;
+}
+
+/* ---- request masks: per input port a byte of VCs, and per router a
+ * bitmap of the ports whose byte is not zero ---- */
+
+static inline void sim_fl_set(uint8_t *mask, uint64_t *ports, int ipi, unsigned bit)
+{
+    mask[ipi] |= (uint8_t)bit;
+    ports[ipi >> 6] |= 1ull << (ipi & 63);
+}
+
+static inline void sim_fl_clr(uint8_t *mask, uint64_t *ports, int ipi, unsigned bit)
+{
+    if (!(mask[ipi] &= (uint8_t)~bit))
+        ports[ipi >> 6] &= ~(1ull << (ipi & 63));
+}
+
+/* Bits of router r's P ports (P <= 64), rotated so that bit j is port
+ * (start + j) mod P: visiting set bits in order visits the ports in the
+ * allocators' rotating order. */
+static inline uint64_t sim_fl_ports(const uint64_t *ports, int r, int P, int start)
+{
+    int base = r * P, w = base >> 6, off = base & 63;
+    uint64_t all = P == 64 ? ~0ull : (1ull << P) - 1, b = ports[w] >> off;
+    if (off + P > 64)
+        b |= ports[w + 1] << (64 - off);
+    b &= all;
+    if (start)
+        b = ((b >> start) | (b << (P - start))) & all;
+    return b;
+}
+
+/* ---- input VC rings ---- */
+
+static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32_t cyc)
+{
+    struct sim_fl *f = net->fl;
+    int iv = ipi * net->V + vc;
+    struct fl_ivc *q = &f->ivc[iv];
+    uint8_t bit = (uint8_t)(1u << vc);
+    if (q->active) {
+        if (!q->cblk)
+            sim_fl_set(f->sw_mask, f->sw_ports, ipi, bit);
+    } else if (q->vq_n == 0) {
+        sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
+        f->va_need[ipi / net->P]++;
+        q->va_ready = cyc + net->cfg.router_delay;
+    }
+    if (FL_HEAD(code)) {
+        int pkt = FL_PKT(code), len = FL_HLEN(code);
+        if (q->fpkt < 0) {
+            q->fpkt = pkt;
+            q->flen = (uint8_t)len;
+            q->fsent = 0;
+        } else {
+            int k = q->ve_head + q->ve_n;
+            if (k >= f->RB)
+                k -= f->RB;
+            struct fl_ent *e = &f->ring[(size_t)iv * f->RB + k];
+            e->pklen = pkt * 64 + len;
+            e->arr = cyc;
+            q->ve_n++;
+        }
+    }
+    q->vq_n++;
+}
+
+/* ---- links: deliver what arrives in cycle t ---- */
+
+static void sim_fl_credit_arrive(struct sim_net *net, int oip, int vc)
+{
+    struct sim_fl *f = net->fl;
+    struct fl_ovc *oc = &f->ovc[oip * net->V + vc];
+    net->out_occ[oip]--;
+    if (++oc->cred == 1 && oc->owner >= 0) { /* the owner was blocked on credits */
+        struct fl_ivc *q = &f->ivc[oc->owner];
+        q->cblk = 0;
+        if (q->vq_n > 0)
+            sim_fl_set(f->sw_mask, f->sw_ports, oc->owner / net->V, 1u << (oc->owner % net->V));
+    }
+}
+
+static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
+{
+    struct sim_fl *f = net->fl;
+    struct fl_node *fn = &f->nd[n];
+    int cap = net->cfg.eject_buf, k = fn->ej_head + fn->ej_n;
+    if (k >= cap)
+        k -= cap;
+    f->ej[(size_t)n * cap + k] = code;
+    fn->ej_n++;
+    if (FL_HEAD(code))
+        sim_node_header(net, t * SIM_TPC, n, &net->pkt[FL_PKT(code)]);
+}
+
+/* Deliveries go to random places in the network: prefetch the record an
+ * event will touch a few events ahead. */
+#define FL_PREFETCH_AHEAD 12
+static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct fl_ev *e)
+{
+    const struct sim_fl *f = net->fl;
+    int32_t target = e->a >> 2;
+    switch (e->a & 3) {
+    case EVF_RFLIT:
+        __builtin_prefetch(&f->ivc[(target >> 3) * net->V + (target & 7)], 1);
+        break;
+    case EVF_NFLIT:
+        __builtin_prefetch(&f->nd[target], 1);
+        if (FL_HEAD(e->b))
+            __builtin_prefetch(&net->pkt[FL_PKT(e->b)], 0);
+        break;
+    case EVF_RCRED:
+        __builtin_prefetch(&f->ovc[(target >> 3) * net->V + (target & 7)], 1);
+        __builtin_prefetch(&net->out_occ[target >> 3], 1);
+        break;
+    default: __builtin_prefetch(&f->nd[target], 1); break;
+    }
+}
+
+static void sim_fl_bucket_run(struct sim_net *net, int64_t t, struct fl_bucket *bk)
+{
+    for (int i = 0; i < bk->n && i < FL_PREFETCH_AHEAD; i++)
+        sim_fl_prefetch_ev(net, &bk->v[i]);
+    for (int i = 0; i < bk->n; i++) {
+        if (i + FL_PREFETCH_AHEAD < bk->n)
+            sim_fl_prefetch_ev(net, &bk->v[i + FL_PREFETCH_AHEAD]);
+        int32_t a = bk->v[i].a, target = a >> 2;
+        if (__builtin_expect(net->fl->track, 0))
+            sim_fl_count_ev(net, a, -1);
+        switch (a & 3) {
+        case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, bk->v[i].b, (int32_t)t); break;
+        case EVF_NFLIT: sim_fl_node_receive(net, t, target, bk->v[i].b); break;
+        case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
+        default: net->fl->nd[target].inj_cred++; break;
+        }
+    }
+    bk->n = 0;
+}
+
+/* ---- nodes inject one flit and sink at their rate ---- */
 
 static void sim_fl_node_inject(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
-    struct sim_node *nd = &net->node[n];
-    int lt = net->cfg.lat_term, s = n * lt + (int)(t % lt);
-    if (f->ipipe[s] >= 0) { /* arrives at the router's terminal input */
-        int r = n / net->cfg.p, port = n % net->cfg.p;
-        nd->inj_fwd--;
-        sim_fl_vq_push(net, (r * net->P + port) * net->V, f->ipipe[s], (int32_t)t);
-        f->ipipe[s] = -1;
-    }
-    if (f->inj_pkt[n] < 0) {
+    struct fl_node *fn = &f->nd[n];
+    if (fn->inj_pkt < 0) {
         sim_tick_t retry;
         int want = sim_node_wants(net, t * SIM_TPC, n, &retry);
-        if (want & SIM_WANT_DATA)
-            f->inj_pkt[n] = sim_node_new_pkt(net, t * SIM_TPC, n, net->cfg.pkt_flits, 0);
-        else if (want & SIM_WANT_CTRL)
-            f->inj_pkt[n] = sim_node_new_pkt(net, t * SIM_TPC, n, 1, 1);
-        f->inj_idx[n] = 0;
-    }
-    if (f->inj_pkt[n] >= 0 && nd->inj_cred > 0) {
-        int pkt = f->inj_pkt[n], len = net->pkt[pkt].len, i = f->inj_idx[n];
-        if (pkt >= FL_MAX_PKT)
+        if (want & SIM_WANT_DATA) {
+            fn->inj_pkt = sim_node_new_pkt(net, t * SIM_TPC, n, net->cfg.pkt_flits, 0);
+            fn->inj_len = net->cfg.pkt_flits;
+        } else if (want & SIM_WANT_CTRL) {
+            fn->inj_pkt = sim_node_new_pkt(net, t * SIM_TPC, n, 1, 1);
+            fn->inj_len = 1;
+        }
+        fn->inj_idx = 0;
+        if (fn->inj_pkt >= FL_MAX_PKT)
             abort(); /* flit codes would overflow: far beyond any sane run */
-        f->ipipe[s] = FL_CODE(pkt, i, i == len - 1);
-        nd->inj_cred--;
-        nd->inj_fwd++;
-        if (++f->inj_idx[n] == len)
-            f->inj_pkt[n] = -1;
+    }
+    if (fn->inj_pkt >= 0 && fn->inj_cred > 0) {
+        int pkt = fn->inj_pkt, len = fn->inj_len, i = fn->inj_idx;
+        sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RFLIT, fn->term,
+                    FL_CODE(pkt, i, i == len - 1, len));
+        fn->inj_cred--;
+        if (++fn->inj_idx == len)
+            fn->inj_pkt = -1;
     }
 }
 
 static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
 {
     struct sim_fl *f = net->fl;
-    struct sim_node *nd = &net->node[n];
-    int lt = net->cfg.lat_term, cap = net->cfg.eject_buf, s = n * lt + (int)(t % lt);
-    int r = n / net->cfg.p, o = n % net->cfg.p, ov = (r * net->P + o) * net->V;
-    if (f->ecpipe[s]) { /* ejection credits reach the router */
-        net->out_ret[ov] -= f->ecpipe[s];
-        net->out_cred[ov] += f->ecpipe[s];
-        net->out_occ[ov / net->V] -= f->ecpipe[s];
-        f->ecpipe[s] = 0;
-    }
-    if (nd->ej_flits == 0 || t < f->ej_sink_at[n])
+    struct fl_node *fn = &f->nd[n];
+    if (fn->ej_n == 0 || t < fn->ej_sink_at)
         return;
-    int code = f->ej[(size_t)n * cap + f->ej_head[n]], pkt = FL_PKT(code);
-    struct sim_pkt *pk = &net->pkt[pkt];
+    int cap = net->cfg.eject_buf;
+    int code = f->ej[(size_t)n * cap + fn->ej_head], pkt = FL_PKT(code);
+    if (FL_HEAD(code))
+        fn->ej_ctrl = (net->pkt[pkt].flags & PF_CTRL) != 0;
     /* Control flits are consumed by the NIC; data drains at 1/slow. */
-    f->ej_sink_at[n] = (pk->flags & PF_CTRL) ? (int32_t)t : (int32_t)(t + nd->slow);
-    f->ej_head[n] = (f->ej_head[n] + 1) % cap;
-    nd->ej_flits--;
-    f->ecpipe[s]++;
-    net->out_ret[ov]++;
-    f->ej_part[n]++;
+    fn->ej_sink_at = fn->ej_ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
+    if (++fn->ej_head == cap)
+        fn->ej_head = 0;
+    fn->ej_n--;
+    /* The ejection credit goes back to the router's terminal output,
+     * whose index equals that of the terminal input (fn->term). */
+    sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RCRED, fn->term, 0);
+    fn->ej_part++;
     if (FL_TAIL(code)) {
-        f->ej_part[n] = 0;
-        if (pk->flags & PF_CTRL)
+        fn->ej_part = 0;
+        if (fn->ej_ctrl)
             sim_pkt_free(net, pkt);
         else
             sim_node_account(net, (t + 1) * SIM_TPC, n, pkt);
     }
 }
 
-/* ---- phase 3: routing, VC allocation, switch allocation ---- */
+/* ---- routing, VC allocation, switch allocation ---- */
 
 static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
 {
     struct sim_fl *f = net->fl;
     if (f->va_need[r] == 0)
         return;
-    int P = net->P, V = net->V, base = r * P * V, start = (int)(t % P);
-    for (int i = 0; i < P; i++) {
-        int port = start + i < P ? start + i : start + i - P; /* rotate: no favourite */
+    int P = net->P, V = net->V, start = (int)(t % P);
+    /* Ports in rotating order (no favourite); VA at a port changes only
+     * that port's masks, so the snapshot of the bitmap stays exact. */
+    for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, start); pb; pb &= pb - 1) {
+        int port = start + __builtin_ctzll(pb);
+        if (port >= P)
+            port -= P;
         int ipi = r * P + port;
         for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
-            int vc = __builtin_ctz(m), pv = port * V + vc, iv = base + pv;
-            if (t < f->va_ready[iv])
+            int vc = __builtin_ctz(m), iv = ipi * V + vc;
+            struct fl_ivc *q = &f->ivc[iv];
+            if (t < q->va_ready)
                 continue; /* routing + allocation pipeline */
-            if (net->in_out[iv] < 0) {
+            if (q->ov < 0) {
                 int out, ovc;
-                sim_route(net, r, port, &net->pkt[FL_PKT(sim_fl_vq_front(f, iv))], &out, &ovc);
-                net->in_out[iv] = out;
-                net->in_ovc[iv] = ovc;
+                sim_route(net, r, port, &net->pkt[q->fpkt], &out, &ovc);
+                q->op = r * P + out;
+                q->ov = q->op * V + ovc;
             }
-            int ov = (r * P + net->in_out[iv]) * V + net->in_ovc[iv];
-            if (f->owner[ov] >= 0)
+            struct fl_ovc *oc = &f->ovc[q->ov];
+            if (oc->owner >= 0) {
+                /* Wait off the mask until the owner's tail releases it:
+                 * retrying every cycle would fail the same way. */
+                sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
+                f->va_need[r]--;
+                q->wnext = oc->whead;
+                oc->whead = iv;
                 continue;
-            f->owner[ov] = pv;
-            f->vq_state[iv] = VQ_ACTIVE;
-            f->va_mask[ipi] &= (uint8_t)~(1u << vc);
+            }
+            oc->owner = iv;
+            q->active = 1;
+            sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
             f->va_need[r]--;
-            f->sw_mask[ipi] |= (uint8_t)(1u << vc);
+            if (oc->cred > 0)
+                sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
+            else
+                q->cblk = 1;
         }
     }
 }
 
 /* The head flit of pk crosses towards output o, VC ov: FECN marking from
  * the remote queue's occupancy, and hop counters. */
-static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov)
+static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov, int cred)
 {
     if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
-        double cap = net->out_cap[ov], fr = (cap - net->out_cred[ov]) / cap;
+        double cap = net->out_cap[ov], fr = (cap - cred) / cap;
         double prob = (fr - 0.5) * 2.0 * net->cfg.fecn_mult;
         if (fr > 0.5 && (prob >= 1.0 || sim_rand01(net) < prob))
             pk->flags |= PF_FECN;
@@ -397,98 +628,94 @@ static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, 
     }
 }
 
-/* Move the front flit of input VC (r, pv) across the switch. */
-static void sim_fl_traverse(struct sim_net *net, int r, int pv)
+/* Move the front flit of input VC iv (port ipi of router r, VC vc)
+ * across the switch to its output queue, and return its credit. */
+static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int vc, int iv)
 {
     struct sim_fl *f = net->fl;
-    int iv = r * net->P * net->V + pv, port = pv / net->V, vc = pv % net->V;
-    int o = net->in_out[iv], ovc = net->in_ovc[iv], ip = r * net->P + o, ov = ip * net->V + ovc;
-    int code = sim_fl_vq_front(f, iv);
-    sim_fl_vq_pop(f, iv, FL_TAIL(code));
-    net->in_flits[iv]--;
-    if (f->vq_n[iv] == 0)
-        f->sw_mask[iv / net->V] &= (uint8_t)~(1u << vc);
-    if (FL_IDX(code) == 0)
-        sim_fl_head_crosses(net, &net->pkt[FL_PKT(code)], o, ov);
-    net->out_cred[ov]--;
-    net->out_occ[ip]++;
-    net->out_fwd[ov]++; /* output queue + wire count as "forward" */
-    int k = f->oq_head[ip] + f->oq_n[ip];
-    if (k >= f->Q)
-        k -= f->Q;
-    f->oq[(size_t)ip * f->Q + k] = code * 8 + ovc;
-    f->oq_n[ip]++;
-    if (FL_TAIL(code)) {
-        int ipi = r * net->P + port;
-        f->owner[ov] = -1;
-        f->vq_state[iv] = VQ_IDLE;
-        net->in_out[iv] = -1;
-        f->sw_mask[ipi] &= (uint8_t)~(1u << vc);
-        if (f->vq_n[iv] > 0) { /* the next packet's head is now in front */
-            f->va_mask[ipi] |= (uint8_t)(1u << vc);
+    struct fl_ivc *q = &f->ivc[iv];
+    int V = net->V, ov = q->ov, oip = q->op, ovc = ov - oip * V;
+    uint8_t bit = (uint8_t)(1u << vc);
+    int pkt = q->fpkt, i = q->fsent, tail = i == q->flen - 1;
+    int code = FL_CODE(pkt, i, tail, q->flen);
+    struct fl_ovc *oc = &f->ovc[ov];
+    assert(oc->cred > 0 && q->vq_n > 0 && q->active && !q->cblk);
+    q->fsent++;
+    q->vq_n--;
+    if (i == 0) {
+        sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, oc->cred);
+        if (q->ve_n > 0) /* the next packet's entry is read when this tail leaves */
+            __builtin_prefetch(&f->ring[(size_t)iv * f->RB + q->ve_head], 0);
+    }
+    oc->cred--;
+    net->out_occ[oip]++;
+    /* Output queue: the flit leaves one cycle after the previous one. */
+    struct fl_port *op = &f->port[oip];
+    int64_t d = t + 1 > op->next_free ? t + 1 : op->next_free;
+    op->next_free = (int32_t)(d + 1);
+    sim_fl_push_ev(f, t, d + op->lat, op->down_ev + 4 * ovc, code);
+    /* The VC leaves the switch requests if it is empty, out of credits
+     * (then it is re-armed by a credit), or its packet is done. */
+    if (q->vq_n == 0 || oc->cred == 0 || tail)
+        sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
+    q->cblk = oc->cred == 0 && !tail;
+    if (tail) {
+        oc->owner = -1;
+        for (int w = oc->whead; w >= 0;) { /* waiters try again next cycle */
+            int next = f->ivc[w].wnext, wp = w / V;
+            sim_fl_set(f->va_mask, f->va_ports, wp, 1u << (w - wp * V));
             f->va_need[r]++;
-            f->va_ready[iv] = sim_fl_vq_front_arr(f, iv) + net->cfg.router_delay;
+            f->ivc[w].wnext = -1;
+            w = next;
+        }
+        oc->whead = -1;
+        q->active = 0;
+        q->ov = -1;
+        if (q->ve_n > 0) { /* the next packet's head is now in front */
+            const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
+            q->fpkt = e->pklen >> 6;
+            q->flen = (uint8_t)(e->pklen & 63);
+            q->fsent = 0;
+            if (++q->ve_head == f->RB)
+                q->ve_head = 0;
+            q->ve_n--;
+            sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
+            f->va_need[r]++;
+            q->va_ready = e->arr + net->cfg.router_delay;
+        } else {
+            q->fpkt = -1;
         }
     }
-}
-
-static void sim_fl_credit_back(struct sim_net *net, int slot, int r, int port, int vc)
-{
-    struct sim_fl *f = net->fl;
-    int ip = r * net->P + port;
-    f->cpipe[f->cpipe_off[ip] + slot * net->V + vc]++;
-    if (port < net->cfg.p)
-        net->node[net->nbr_p[ip]].inj_ret++;
-    else
-        net->out_ret[(net->nbr_r[ip] * net->P + net->nbr_p[ip]) * net->V + vc]++;
+    /* Credit back upstream over the same link. */
+    const struct fl_port *ipt = &f->port[ipi];
+    sim_fl_push_ev(f, t, t + ipt->lat, ipt->up_ev + 4 * vc, 0);
 }
 
 /* One switch sub-cycle: each input offers one flit (round robin over its
- * VCs); it goes if its output has not taken a flit in this sub-cycle. */
-static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub)
+ * VCs that may cross); it goes if its output has not taken a flit in this
+ * sub-cycle. */
+static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub, int start)
 {
     struct sim_fl *f = net->fl;
-    int tag = (int)(t * 4 + sub), P = net->P, V = net->V, start = (int)((t + sub) % P);
-    for (int i = 0; i < P; i++) {
-        int port = start + i < P ? start + i : start + i - P, ipi = r * P + port;
-        unsigned m = f->sw_mask[ipi];
-        if (!m)
-            continue;
-        /* Rotate the mask so the search starts at the round-robin VC. */
-        int rr = f->rr_in[ipi];
-        unsigned rot = ((m >> rr) | (m << (V - rr))) & ((1u << V) - 1);
-        for (; rot; rot &= rot - 1) {
-            int vc = rr + __builtin_ctz(rot);
-            if (vc >= V)
-                vc -= V;
-            int pv = port * V + vc, iv = r * P * V + pv;
-            int o = net->in_out[iv], ov = (r * P + o) * V + net->in_ovc[iv];
-            if (f->used_out[r * P + o] == tag || net->out_cred[ov] <= 0)
+    int tag = (int)(t * 4 + sub), P = net->P, V = net->V;
+    /* Ports with requests in rotating order; a crossing changes only its
+     * own port's mask, so the snapshot of the bitmap stays exact. */
+    for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, start); pb; pb &= pb - 1) {
+        int port = start + __builtin_ctzll(pb);
+        if (port >= P)
+            port -= P;
+        int ipi = r * P + port;
+        /* The port's VCs that may cross, from the round-robin VC on. */
+        for (uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]]; sq; sq >>= 4) {
+            int vc = (int)(sq & 15) - 1;
+            int iv = ipi * V + vc, oip = f->ivc[iv].op;
+            if (f->port[oip].used_tag == tag)
                 continue;
-            f->used_out[r * P + o] = tag;
-            f->rr_in[ipi] = vc + 1 < V ? vc + 1 : 0;
-            sim_fl_traverse(net, r, pv);
-            sim_fl_credit_back(net, f->tmod[f->lat_c[ipi]], r, port, vc);
+            f->port[oip].used_tag = tag;
+            f->rr_in[ipi] = (uint8_t)(vc + 1 < V ? vc + 1 : 0);
+            sim_fl_traverse(net, t, r, ipi, vc, iv);
             break;
         }
-    }
-}
-
-/* ---- phase 4: output queues put one flit per cycle on the wire ---- */
-
-static void sim_fl_outputs(struct sim_net *net)
-{
-    struct sim_fl *f = net->fl;
-    int np = net->R * net->P;
-    for (int ip = 0; ip < np; ip++) {
-        if (f->oq_n[ip] == 0)
-            continue;
-        int s = f->pipe_off[ip] + f->tmod[f->lat_c[ip]];
-        size_t k = (size_t)ip * f->Q + f->oq_head[ip];
-        f->pipe[s] = f->oq[k];
-        if (++f->oq_head[ip] == f->Q)
-            f->oq_head[ip] = 0;
-        f->oq_n[ip]--;
     }
 }
 
@@ -515,27 +742,45 @@ static void sim_fl_generate(struct sim_net *net, int64_t t, int n)
     nd->sq_n++;
 }
 
+/* Prefetch the input VC records that the allocators of router r will
+ * read first: of each port, the first VC that may cross or awaits VA. */
+static void sim_fl_prefetch_router(const struct sim_net *net, int r)
+{
+    const struct sim_fl *f = net->fl;
+    int P = net->P, V = net->V;
+    uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0) | sim_fl_ports(f->va_ports, r, P, 0);
+    for (; pb; pb &= pb - 1) {
+        int ipi = r * P + __builtin_ctzll(pb);
+        unsigned m = f->sw_mask[ipi] | f->va_mask[ipi];
+        int vc = (int)(f->rrseq[m * 8 + f->rr_in[ipi]] & 15) - 1;
+        __builtin_prefetch(&f->ivc[ipi * V + vc], 1);
+    }
+}
+
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
-    for (int L = 1; L < 64; L++)
-        f->tmod[L] = (int32_t)(t % L);
-    sim_fl_links(net, t);
+    if (t % FL_BLK == 0)
+        sim_fl_wheel_refill(f, t);
+    sim_fl_bucket_run(net, t, &f->w1[t & (FL_W1 - 1)]);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
             sim_fl_generate(net, t, n);
         sim_fl_node_sink(net, t, n);
         sim_fl_node_inject(net, t, n);
     }
-    /* Before the switch: a flit needs one cycle from switch to wire. */
-    sim_fl_outputs(net);
     f->sacc += net->cfg.speedup;
     int subs = (int)f->sacc;
     f->sacc -= subs;
+    int P = net->P, start[4];
+    for (int s = 0; s < subs && s < 4; s++)
+        start[s] = (int)((t + s) % P);
     for (int r = 0; r < net->R; r++) {
+        if (r + 2 < net->R)
+            sim_fl_prefetch_router(net, r + 2);
         sim_fl_route_va(net, t, r);
         for (int s = 0; s < subs; s++)
-            sim_fl_switch(net, t, r, s);
+            sim_fl_switch(net, t, r, s, s < 4 ? start[s] : (int)((t + s) % P));
     }
 }
 
@@ -546,22 +791,44 @@ int64_t sim_flit_outside(const struct sim_net *net)
     const struct sim_fl *f = net->fl;
     int64_t x = 0;
     for (int n = 0; n < net->N; n++) {
-        if (f->inj_pkt[n] >= 0)
-            x += net->pkt[f->inj_pkt[n]].len - f->inj_idx[n];
-        x += f->ej_part[n];
+        if (f->nd[n].inj_pkt >= 0)
+            x += net->pkt[f->nd[n].inj_pkt].len - f->nd[n].inj_idx;
+        x += f->nd[n].ej_part;
     }
     return x;
+}
+
+/* Copy the flit engine's own counters into the shared arrays that the
+ * invariant checker and the census read (credits, flits buffered, node
+ * credits and ejection buffers).  Flits on wires or in output queues and
+ * credits in flight are kept there directly when checking (f->track). */
+void sim_flit_sync(const struct sim_net *net)
+{
+    const struct sim_fl *f = net->fl;
+    size_t nv = (size_t)net->R * net->P * net->V;
+    for (size_t iv = 0; iv < nv; iv++) {
+        net->in_flits[iv] = f->ivc[iv].vq_n;
+        net->out_cred[iv] = f->ovc[iv].cred;
+    }
+    for (int n = 0; n < net->N; n++) {
+        net->node[n].inj_cred = f->nd[n].inj_cred;
+        net->node[n].ej_flits = f->nd[n].ej_n;
+    }
 }
 
 /* Diagnostics: packet ids of up to max flits of input VC iv, front first. */
 int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
-    int n = 0;
-    for (int k = 0; k < f->ve_n[iv]; k++) {
-        const struct sim_fl_ent *e = &f->ve[(size_t)iv * f->B + (f->ve_head[iv] + k) % f->B];
-        for (int i = e->sent; i < e->present && n < max; i++)
-            out[n++] = e->pkt;
+    const struct fl_ivc *q = &f->ivc[iv];
+    int n = 0, left = q->vq_n;
+    if (q->fpkt >= 0)
+        for (int i = q->fsent; i < q->flen && n < max && left > 0; i++, left--)
+            out[n++] = q->fpkt;
+    for (int k = 0; k < q->ve_n; k++) {
+        const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + (q->ve_head + k) % f->RB];
+        for (int i = 0; i < (e->pklen & 63) && n < max && left > 0; i++, left--)
+            out[n++] = e->pklen >> 6;
     }
     return n;
 }

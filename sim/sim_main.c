@@ -8,7 +8,7 @@
 static void sim_usage(void)
 {
     puts("usage: sluice-sim [options]            run one simulation, print one CSV row\n"
-         "       sluice-sim --figure 1|4|5 [--out DIR] [--seeds K] [--quick] [--small] [--flit]\n"
+         "       sluice-sim --figure 1|4|5|summary [--out DIR] [--seeds K] [--quick] [--small] [--flit]\n"
          "                  [--max-cycles C] [--pcts 0,0.1,1] [--limits 4,30,128]\n"
          "       sluice-sim --validate [--big] [--out DIR] [--max-cycles C]\n"
          "options (defaults = paper 000 section 4.1):\n"
@@ -106,7 +106,7 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--max-cycles")) c->max_cycles = atoll(v), cli->max_set = 1;
     else if (!strcmp(k, "--tol")) c->conv_tol = atof(v);
     else if (!strcmp(k, "--min-iters")) c->min_iters = atoi(v);
-    else if (!strcmp(k, "--figure")) cli->figure = atoi(v);
+    else if (!strcmp(k, "--figure")) cli->figure = !strcmp(v, "summary") ? 6 : atoi(v);
     else if (!strcmp(k, "--pcts")) return sim_parse_list(v, cli->fo.pcts, NULL, &cli->fo.npcts);
     else if (!strcmp(k, "--limits")) return sim_parse_list(v, NULL, cli->fo.limits, &cli->fo.nlimits);
     else if (!strcmp(k, "--seeds")) cli->seeds = atoi(v);

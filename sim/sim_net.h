@@ -144,6 +144,7 @@ void sim_flit_free(struct sim_net *net);
 void sim_flit_cycle(struct sim_net *net, int64_t t);
 int64_t sim_flit_outside(const struct sim_net *net);
 int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max);
+void sim_flit_sync(const struct sim_net *net);
 
 /* sim_check.c */
 int sim_check_invariants(const struct sim_net *net);

@@ -314,6 +314,8 @@ static void sim_debug_census(const struct sim_net *net)
 {
     int64_t slow_f = 0, fast_f = 0, blocked_vcs = 0, nonempty = 0;
     size_t nv = (size_t)net->R * net->P * net->V;
+    if (net->fl)
+        sim_flit_sync(net);
     for (size_t iv = 0; iv < nv; iv++) {
         if (!net->in_flits[iv])
             continue;
@@ -354,8 +356,14 @@ static int sim_measure(struct sim_net *net, struct sim_result *res)
         if ((st = sim_advance(net, cyc, &m)) != SIM_OK)
             return st;
         double thr = (double)(net->acc_flits - fa) / ((double)c->iter * net->N);
-        if (c->verbose)
+        if (c->verbose) {
             sim_debug_census(net);
+            /* Exact state fingerprint: equal lines mean identical runs. */
+            fprintf(stderr, "fingerprint: sunk %lld flits %lld lat %lld hops %lld nonmin %lld rng %016llx\n",
+                    (long long)net->total_sunk, (long long)net->acc_flits,
+                    (long long)net->lat_sum, (long long)net->hop_sum,
+                    (long long)net->nonmin_pkts, (unsigned long long)net->rng);
+        }
         if (res->iters < 64)
             res->iter_thr[res->iters] = thr;
         res->iters++;
