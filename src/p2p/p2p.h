@@ -75,7 +75,7 @@ sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
  * (this process, since p2p_init). */
 typedef struct p2p_stats {
     unsigned long eager, hybrid, send_rndv, recv_rndv, rdata_fallback, traditional, rr_sent,
-        rr_used, rr_stale;
+        rr_used, rr_stale, rr_lost;
     unsigned long pulls_triggered, pulls_host; /* receiver side: how pulls were chained */
     unsigned long pull_max_inflight;           /* most gets a host-chained pull had out */
 } p2p_stats_t;

@@ -181,7 +181,7 @@ int p2p_progress(void)
     }
     /* hints: an overflow only loses some (PTL_EQ_DROPPED is fine here) */
     while ((rc = PtlEQGet(P.rr_eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
-        if (rc == PTL_EQ_DROPPED) P.stats.rr_stale++;
+        if (rc == PTL_EQ_DROPPED) P.stats.rr_lost++; /* some hints before this one */
         p2p_seq_rr_arrived(&ev);
     }
     /* a drop is fatal anyway: look every 64 passes (and whenever a wait
