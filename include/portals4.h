@@ -298,11 +298,18 @@ typedef struct {
 #define PTL_MD_EVENT_SEND_DISABLE    (1u << 7) /**< no SEND full events */
 #define PTL_MD_UNRELIABLE            (1u << 8) /**< may be dropped; PtlPut + NO_ACK only (4.3) */
 #define PTL_MD_EVENT_CT_BYTES        PTL_ME_EVENT_CT_BYTES /**< count bytes instead of events */
+/** Sluice extension: inline puts from this MD do not wake the target's
+ * progress thread, only an application thread waiting in Portals; the
+ * target handles them when its application next waits (or within 100 ms).
+ * For traffic whose target acts only when its application asks (MPI's
+ * eager messages); not for puts that drive triggered operations. */
+#define PTL_MD_SLUICE_LAZY           (1u << 30)
 /** All valid MD option bits (REF helper). */
 #define PTL_MD_OPTIONS_MASK                                                         \
     (PTL_IOVEC | PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_REPLY | PTL_MD_EVENT_CT_ACK | \
      PTL_MD_UNORDERED | PTL_MD_EVENT_SUCCESS_DISABLE | PTL_MD_VOLATILE |            \
-     PTL_MD_EVENT_SEND_DISABLE | PTL_MD_UNRELIABLE | PTL_MD_EVENT_CT_BYTES)
+     PTL_MD_EVENT_SEND_DISABLE | PTL_MD_UNRELIABLE | PTL_MD_EVENT_CT_BYTES |     \
+     PTL_MD_SLUICE_LAZY)
 /** @} */
 
 /* ======================================================================== */

@@ -141,7 +141,10 @@ static sl_status_t p2p_objects(void)
      * EQ, where an overflow loses hints, never a completion event */
     if (PtlPTAlloc(P.ni, 0, P.rr_eq, P2P_RR_PT, &pt) != PTL_OK) return SL_ERR_PROTO;
     /* one MD over all memory: a send's local offset is its buffer address */
-    ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = PTL_MD_EVENT_CT_ACK,
+    /* lazy: eager messages and notices need the receiver only when its
+     * application next waits in MPI; do not wake its progress thread */
+    ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX,
+                   .options = PTL_MD_EVENT_CT_ACK | PTL_MD_SLUICE_LAZY,
                    .eq_handle = P.eq, .ct_handle = P.acks};
     if (PtlMDBind(P.ni, &md, &P.md) != PTL_OK) return SL_ERR_PROTO;
     if (notice_me(P2P_SYNC_PT, &P.sync_me) != PTL_OK || notice_me(P2P_RR_PT, &P.rr_me) != PTL_OK)

@@ -60,7 +60,7 @@ static void *ptl_progress_main(void *arg)
         /* Sleep at once, no spinning: on 2 cores a polling progress thread
          * takes the CPU its own application thread needs (measured: PtlGet
          * bandwidth fell to a quarter with a 50 us poll after each step). */
-        if (n == 0) wire_wait_spin(ptl_g.wire, 100000000, 0);
+        if (n == 0) wire_wait_idle(ptl_g.wire, 100000000);
     }
     return NULL;
 }

@@ -94,10 +94,11 @@ static void *md_addr(ptl_md_obj_t *m, ptl_size_t off, ptl_size_t len)
 }
 
 static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *data,
-                         ptl_size_t dlen)
+                         ptl_size_t dlen, bool lazy)
 {
     struct iovec iov[2] = {{h, sizeof *h}, {(void *)data, dlen}};
-    sl_status_t st = wire_send(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1);
+    sl_status_t st = lazy ? wire_send_lazy(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1)
+                          : wire_send(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1);
     if (st == SL_OK) return PTL_OK;
     sl_log_error("ptl: sending to rank %d failed: %s", rank, sl_status_string(st));
     (void)x;
@@ -167,7 +168,9 @@ int ptl_xfer_start(const ptl_xfer_args_t *a)
     } else {
         h.flags = RF_INLINE;
     }
-    int rc = xfer_send_req(x, rank, &h, data, dlen);
+    /* PTL_MD_SLUICE_LAZY: an inline put that needs no prompt target action */
+    bool lazy = a->kind == RK_PUT && !bulk && (md->md.options & PTL_MD_SLUICE_LAZY);
+    int rc = xfer_send_req(x, rank, &h, data, dlen, lazy);
     free(bounce);
     if (rc != PTL_OK) {
         xfer_free(x);

@@ -249,6 +249,18 @@ static void shm_wake_fenced(wire_t *w, shm_hdr_t *h)
     WIRE_STAT_INC(w, wakeups_tx, 1);
 }
 
+/* The same for a lazy packet: only an application thread waiting in the
+ * library is woken; a sleeping progress thread is left to its next wake-up
+ * (another packet, the application entering the library, or its slice). */
+static void shm_wake_app_fenced(wire_t *w, shm_hdr_t *h)
+{
+    if (atomic_load_explicit(&h->app_sleepers, memory_order_seq_cst) == 0) {
+        if (atomic_load_explicit(&h->sleepers, memory_order_relaxed)) WIRE_STAT_INC(w, lazy_skips, 1);
+        return;
+    }
+    shm_wake_fenced(w, h);
+}
+
 void shm_wake(wire_t *w, shm_hdr_t *h)
 {
     atomic_thread_fence(memory_order_seq_cst);
@@ -273,7 +285,7 @@ static void shm_check_room(wire_t *w, int peer, uint64_t pos, uint32_t k)
     boot_abort(w->boot, 72, msg);
 }
 
-void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct iovec *iov,
+void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, bool lazy, const struct iovec *iov,
                  int iovcnt, size_t off, size_t len)
 {
     wire_peer_t *p = &w->peers[peer];
@@ -308,7 +320,8 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct 
     /* One locked exchange both publishes the packet (release) and is the full
      * fence the sleeper check needs: cheaper than a store plus mfence. */
     atomic_exchange_explicit(&ph->seq, SHM_SEQ(pos), memory_order_seq_cst);
-    shm_wake_fenced(w, h);
+    if (lazy) shm_wake_app_fenced(w, h);
+    else shm_wake_fenced(w, h);
 }
 
 bool shm_ring_ready(wire_t *w)
@@ -384,7 +397,7 @@ static uint32_t shm_take_one(wire_t *w)
         uint32_t c = fc_rx_retrieved(&w->peers[src].rx_pending, k, w->layout.threshold);
         if (c) {
             struct iovec iov = {&c, sizeof c};
-            shm_put_pkt(w, src, WIRE_T_CREDIT, PF_FIRST | PF_LAST, &iov, 1, 0, sizeof c);
+            shm_put_pkt(w, src, WIRE_T_CREDIT, PF_FIRST | PF_LAST, false, &iov, 1, 0, sizeof c);
             WIRE_STAT_OWN(&w->stats, credit_pkts_tx, 1);
             WIRE_STAT_OWN(&w->stats, credits_returned, c);
         }

@@ -14,6 +14,7 @@ WIRE_STAT_FIELD_(piggy_pkts_rx)
 WIRE_STAT_FIELD_(stalled_msgs)     /* messages parked for lack of credits */
 WIRE_STAT_FIELD_(stalled_pkts)     /* packets sent later from a parked message */
 WIRE_STAT_FIELD_(wakeups_tx)       /* futex wakes issued to sleeping peers */
+WIRE_STAT_FIELD_(lazy_skips)       /* lazy packets that left a peer's progress thread asleep */
 WIRE_STAT_FIELD_(sleeps)           /* times this rank slept on its futex */
 WIRE_STAT_FIELD_(gets)
 WIRE_STAT_FIELD_(puts)

@@ -202,7 +202,7 @@ static size_t wire_frag_count(const wire_t *w, size_t len)
 /* Send fragments from byte `*off` while credits last; returns true when the
  * whole message is out.  Caller holds the peer's lock. */
 static bool wire_send_frags(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
-                            int iovcnt, size_t len, size_t *off, bool parked)
+                            int iovcnt, size_t len, size_t *off, bool parked, bool lazy)
 {
     wire_peer_t *p = &w->peers[dst];
     while (*off < len || (len == 0 && *off == 0)) {
@@ -211,7 +211,7 @@ static bool wire_send_frags(wire_t *w, int dst, uint8_t type, const struct iovec
         if (p->credits < k) return false;
         p->credits -= k;
         uint8_t flags = (*off == 0 ? PF_FIRST : 0) | (*off + n == len ? PF_LAST : 0);
-        shm_put_pkt(w, dst, type, flags, iov, iovcnt, *off, n);
+        shm_put_pkt(w, dst, type, flags, lazy && !parked, iov, iovcnt, *off, n);
         WIRE_STAT_OWN(&p->tx, pkts_tx, 1);
         WIRE_STAT_OWN(&p->tx, bytes_tx, n);
         if (parked) WIRE_STAT_OWN(&p->tx, stalled_pkts, 1);
@@ -232,7 +232,7 @@ static void wire_drain_pending(wire_t *w, int dst)
     while ((link = sl_list_head(&p->pending)) != NULL) {
         wire_pend_t *pm = sl_list_entry(link, wire_pend_t, link);
         struct iovec iov = {pm->data, pm->len};
-        if (!wire_send_frags(w, dst, pm->type, &iov, 1, pm->len, &pm->off, true)) return;
+        if (!wire_send_frags(w, dst, pm->type, &iov, 1, pm->len, &pm->off, true, false)) return;
         sl_list_remove(link);
         free(pm);
         atomic_fetch_sub(&w->parked, 1);
@@ -273,8 +273,8 @@ static sl_status_t wire_send_self(wire_t *w, uint8_t type, const struct iovec *i
     return SL_OK;
 }
 
-sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
-                               int iovcnt)
+static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                               int iovcnt, bool lazy)
 {
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++) len += iov[i].iov_len;
@@ -292,7 +292,7 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
     sl_status_t st = SL_OK;
     if (sl_list_empty(&p->pending) && p->credits >= need) {
         size_t off = 0;
-        wire_send_frags(w, dst, type, iov, iovcnt, len, &off, false);
+        wire_send_frags(w, dst, type, iov, iovcnt, len, &off, false, lazy);
     } else {
         /* Park a copy first, so that NOMEM leaves nothing half sent. */
         wire_pend_t *pm = malloc(sizeof *pm + len);
@@ -311,20 +311,42 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
             atomic_fetch_add(&w->parked, 1);
             WIRE_STAT_OWN(&p->tx, stalled_msgs, 1);
             wire_drain_pending(w, dst);
+            /* out of credits: the receiver must drain, even if lazy
+             * packets have left its progress thread asleep */
+            shm_wake(w, p->hdr);
         }
     }
     pthread_mutex_unlock(&p->lock);
     return st;
 }
 
-sl_status_t wire_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt)
+sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                               int iovcnt)
+{
+    return wire_send_x(w, dst, type, iov, iovcnt, false);
+}
+
+static sl_status_t send_args(const wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                             int iovcnt)
 {
     if (!w || dst < 0 || dst >= w->size || type > WIRE_TYPE_USER_MAX || iovcnt < 0 ||
         (iovcnt > 0 && !iov))
         return SL_ERR_INVALID;
     for (int i = 0; i < iovcnt; i++)
         if (iov[i].iov_len && !iov[i].iov_base) return SL_ERR_INVALID;
-    return wire_send_internal(w, dst, type, iov, iovcnt);
+    return SL_OK;
+}
+
+sl_status_t wire_send_lazy(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt)
+{
+    sl_status_t st = send_args(w, dst, type, iov, iovcnt);
+    return st != SL_OK ? st : wire_send_x(w, dst, type, iov, iovcnt, true);
+}
+
+sl_status_t wire_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt)
+{
+    sl_status_t st = send_args(w, dst, type, iov, iovcnt);
+    return st != SL_OK ? st : wire_send_internal(w, dst, type, iov, iovcnt);
 }
 
 sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, size_t len)
@@ -388,17 +410,21 @@ static bool wire_has_work(wire_t *w)
 }
 
 /* Sleep on our futex unless work shows up after we announced ourselves. */
-static sl_status_t wire_sleep(wire_t *w, int64_t max_ns)
+/* app: an application thread waiting in the library (lazy packets wake it)
+ * rather than the progress thread (they do not). */
+static sl_status_t wire_sleep(wire_t *w, int64_t max_ns, bool app)
 {
     shm_hdr_t *h = w->hdr;
     uint32_t v = atomic_load_explicit(&h->wake_seq, memory_order_acquire);
     atomic_fetch_add_explicit(&h->sleepers, 1, memory_order_seq_cst);
+    if (app) atomic_fetch_add_explicit(&h->app_sleepers, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
     sl_status_t st = SL_OK;
     if (!wire_has_work(w)) {
         WIRE_STAT_INC(w, sleeps, 1);
         st = sl_futex_wait(&h->wake_seq, v, max_ns);
     }
+    if (app) atomic_fetch_sub_explicit(&h->app_sleepers, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&h->sleepers, 1, memory_order_relaxed);
     return st;
 }
@@ -410,7 +436,19 @@ sl_status_t wire_wait(wire_t *w, int64_t timeout_ns)
     return wire_wait_spin(w, timeout_ns, w->spin_ns);
 }
 
+static sl_status_t wire_wait_x(wire_t *w, int64_t timeout_ns, int64_t spin_ns, bool app);
+
 sl_status_t wire_wait_spin(wire_t *w, int64_t timeout_ns, int64_t spin_ns)
+{
+    return wire_wait_x(w, timeout_ns, spin_ns, true);
+}
+
+sl_status_t wire_wait_idle(wire_t *w, int64_t timeout_ns)
+{
+    return wire_wait_x(w, timeout_ns, 0, false);
+}
+
+static sl_status_t wire_wait_x(wire_t *w, int64_t timeout_ns, int64_t spin_ns, bool app)
 {
     uint64_t t0 = sl_now_ns();
     int64_t el = 0;
@@ -436,7 +474,7 @@ sl_status_t wire_wait_spin(wire_t *w, int64_t timeout_ns, int64_t spin_ns)
         } else {
             int64_t slice = WIRE_SLEEP_SLICE_NS;
             if (timeout_ns >= 0 && timeout_ns - el < slice) slice = timeout_ns - el;
-            if (wire_sleep(w, slice) == SL_ERR_TIMEOUT && shm_check_dead(w))
+            if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT && shm_check_dead(w))
                 return SL_ERR_PEER_DEAD;
         }
     }

@@ -86,6 +86,13 @@ void wire_get_stats(const wire_t *w, wire_stats_t *out);
  * SL_ERR_INVALID for a bad rank, type or size, SL_ERR_NOMEM when parking
  * failed (nothing was sent then), SL_ERR_PEER_DEAD when dst has died. */
 sl_status_t wire_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt);
+/* The same for a message nobody needs handled before dst's application
+ * next waits in the library: it wakes dst only if an application thread of
+ * dst sleeps there, not its progress thread (which then handles it at its
+ * next wake-up, at most WIRE_SLEEP_SLICE later).  Saves a context switch
+ * on a CPU the application is computing on.  A message that has to wait
+ * for credits wakes dst anyway (it must drain). */
+sl_status_t wire_send_lazy(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt);
 
 /* Convenience for one contiguous buffer. */
 sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, size_t len);
@@ -120,6 +127,9 @@ sl_status_t wire_wait(wire_t *w, int64_t timeout_ns);
 /* wire_wait with its own spin budget: a progress thread passes 0 so it
  * sleeps at once instead of competing for a CPU with application threads. */
 sl_status_t wire_wait_spin(wire_t *w, int64_t timeout_ns, int64_t spin_ns);
+/* The progress thread's wait: sleeps at once, and lazy packets
+ * (wire_send_lazy) do not wake it. */
+sl_status_t wire_wait_idle(wire_t *w, int64_t timeout_ns);
 
 /* Wake this process's threads sleeping in wire_wait (e.g. a progress thread
  * that must notice new local work). */

@@ -51,6 +51,7 @@ typedef struct shm_hdr {
     uint64_t self_addr; /* where the owner mapped it: target of the CMA probe */
     SL_ALIGNED_LINE _Atomic uint32_t wake_seq; /* futex word */
     _Atomic uint32_t sleepers;                 /* threads of the owner asleep on it */
+    _Atomic uint32_t app_sleepers; /* of those, application threads (not the progress thread) */
     SL_ALIGNED_LINE _Atomic uint64_t tail;     /* next free ring position */
     SL_ALIGNED_LINE _Atomic uint64_t head;     /* owner's read position (for checks) */
 } shm_hdr_t;
@@ -174,7 +175,9 @@ void shm_detach(wire_t *w);
 uint32_t shm_pkt_slots(size_t len);
 /* Write one packet into peer's ring.  Data packets must hold the peer's lock
  * and have taken the credits; credit packets need neither. */
-void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, const struct iovec *iov,
+/* lazy: wake the owner only if an application thread of it sleeps (see
+ * wire_send_lazy). */
+void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, bool lazy, const struct iovec *iov,
                  int iovcnt, size_t off, size_t len);
 int shm_drain(wire_t *w, int budget);
 bool shm_ring_ready(wire_t *w);
