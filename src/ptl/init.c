@@ -73,15 +73,14 @@ static void *ptl_progress_main(void *arg)
 #define PTL_SPIN_CAP_NS 1000000
 static _Atomic int64_t ptl_wait_avg_ns;
 
-static int64_t ptl_spin_base_ns = 50000; /* SLUICE_SPIN_US, read once at PtlInit */
+static int64_t ptl_spin_base_ns = 50000; /* the wire's spin (SLUICE_SPIN_US), set at PtlInit */
 
 static int64_t ptl_spin_budget(void)
 {
-    /* oversubscribed: the rank we wait for may need this CPU, so hardly
-     * spin (measured, 4 ranks on 2 CPUs: waits learned up to the 1 ms cap
-     * and every round trip cost about that; see WIRE_OVERSUB_SPIN_NS) */
-    if (wire_oversubscribed(ptl_g.wire))
-        return ptl_spin_base_ns < WIRE_OVERSUB_SPIN_NS ? ptl_spin_base_ns : WIRE_OVERSUB_SPIN_NS;
+    /* oversubscribed: the rank we wait for may need this CPU, so no learned
+     * growth beyond the wire's (capped) spin (measured, 4 ranks on 2 CPUs:
+     * waits learned up to the 1 ms cap and every round trip cost about that) */
+    if (wire_oversubscribed(ptl_g.wire)) return ptl_spin_base_ns;
     int64_t b = 2 * atomic_load_explicit(&ptl_wait_avg_ns, memory_order_relaxed);
     if (b < ptl_spin_base_ns) b = ptl_spin_base_ns;
     return b > PTL_SPIN_CAP_NS ? PTL_SPIN_CAP_NS : b;
@@ -150,8 +149,6 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
 
 static int ptl_start(void)
 {
-    long spin_us = 50;
-    if (sl_param_int(SL_PARAM_SPIN_US, &spin_us) == SL_OK) ptl_spin_base_ns = spin_us * 1000;
     if (boot_init(&ptl_g.boot) != SL_OK) return PTL_FAIL;
     const boot_info_t *bi = boot_get_info(ptl_g.boot);
     ptl_g.rank = bi->rank;
@@ -164,6 +161,7 @@ static int ptl_start(void)
         boot_fini(ptl_g.boot);
         return PTL_FAIL;
     }
+    ptl_spin_base_ns = wire_spin_ns(ptl_g.wire);
     atomic_store(&ptl_g.stop, false);
     ptl_g.progress_running = pthread_create(&ptl_g.progress, NULL, ptl_progress_main, NULL) == 0;
     if (!ptl_g.progress_running) sl_log_warn("ptl: no progress thread; progress only inside calls");

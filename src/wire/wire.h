@@ -113,10 +113,9 @@ int wire_parked(const wire_t *w);
 /* More ranks on this host than it has CPUs: a waiting rank should give its
  * CPU away soon, since the rank it waits for may need it. */
 bool wire_oversubscribed(const wire_t *w);
-/* The most a wait spins then (a futex wake-up costs ~15 us on this VM; 4
- * ranks on 2 CPUs measured 16-20 us one-way with 5-10 us, 70 us with 50 us,
- * 200-1500 us with spins learned up to 1 ms). */
-#define WIRE_OVERSUB_SPIN_NS 10000
+/* How long a wait spins before it sleeps: SLUICE_SPIN_US, capped when
+ * oversubscribed (WIRE_OVERSUB_SPIN_NS). */
+int64_t wire_spin_ns(const wire_t *w);
 
 /* Wait until work may be available or timeout_ns passes (< 0: no limit):
  * spins for SLUICE_SPIN_US, yielding in the second half, then sleeps on the
