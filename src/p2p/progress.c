@@ -1,6 +1,7 @@
 /* Events, requests, nonces and completion.  One EQ takes every event of the
- * layer; user_ptr is the request, or the address of one of the persistent
- * notice entries (sync, RECEIVER_READY), which says what a PUT was. */
+ * layer but the RECEIVER_READY hints (their own EQ, drained in
+ * p2p_progress); user_ptr is the request, or the address of the sync
+ * notice entry, which says what a PUT was. */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
 
@@ -124,7 +125,6 @@ static void sync_notice(const ptl_event_t *ev)
 static void put_event(const ptl_event_t *ev)
 {
     if (ev->user_ptr == &P.sync_me) sync_notice(ev);
-    else if (ev->user_ptr == &P.rr_me) p2p_seq_rr_arrived(ev);
     else if (ev->pt_index == P2P_RECV_PT) p2p_recv_data(ev->user_ptr, ev);
     else p2p_recv_matched(ev->user_ptr, ev);
 }
