@@ -14,13 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
+#include "mpi_expect.h"
 
 enum { NMANY = 1000, GO = 99 };
 

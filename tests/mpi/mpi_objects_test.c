@@ -21,13 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL rank %d %s:%d: %s\n", rank, __FILE__, __LINE__, #cond);          \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define MT_RANK rank
+#include "mpi_expect.h"
 
 static int rank, size;
 

@@ -15,13 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
+#include "mpi_expect.h"
 
 #define N (8u << 20) /* 8 MiB: 16 chunks of the default 512 KiB */
 static const MPI_Comm W = MPI_COMM_WORLD;

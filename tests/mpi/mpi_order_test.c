@@ -15,13 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, #cond, g_case);   \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
+#define MT_CONTEXT g_case
+#include "mpi_expect.h"
 
 #define T1 11
 #define T2 12

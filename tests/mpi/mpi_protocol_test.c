@@ -18,13 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, #cond, g_case);   \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
+#define MT_CONTEXT g_case
+#include "mpi_expect.h"
 
 enum { SENDER_FIRST, RECEIVER_FIRST, TOGETHER };
 enum { P_EAGER, P_HYBRID, P_SEND_RNDV, P_RECV_RNDV, P_TRADITIONAL, P_N };

@@ -19,13 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
+#include "mpi_expect.h"
 
 static const MPI_Comm W = MPI_COMM_WORLD;
 static int rank;

@@ -1,0 +1,35 @@
+/* EXPECT for the MPI test programs: on a false condition print where and
+ * what, then exit 1 (sluicerun then ends the job with that status).  Plain
+ * C and MPI only, so the programs also build with other MPIs' mpicc.
+ * Define before including, to name more in the message:
+ *   MT_CONTEXT  a string expression naming the case being checked
+ *   MT_RANK     an int expression, the calling rank */
+#ifndef SL_MPI_EXPECT_H
+#define SL_MPI_EXPECT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef MT_CONTEXT
+#define MT_CONTEXT NULL
+#endif
+#ifndef MT_RANK
+#define MT_RANK (-1)
+#endif
+
+static inline __attribute__((noreturn)) void mt_fail(const char *file, int line, const char *expr,
+                                                     const char *context, int rank)
+{
+    if (rank >= 0) fprintf(stderr, "FAIL rank %d %s:%d: %s", rank, file, line, expr);
+    else fprintf(stderr, "FAIL %s:%d: %s", file, line, expr);
+    if (context) fprintf(stderr, " (%s)", context);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+#define EXPECT(cond)                                                                        \
+    do {                                                                                    \
+        if (!(cond)) mt_fail(__FILE__, __LINE__, #cond, MT_CONTEXT, MT_RANK);               \
+    } while (0)
+
+#endif
