@@ -185,6 +185,31 @@ static int coll_reduce(const mcomm_t *c, const mop_plan_t *p, void **acc, void *
     return MPI_SUCCESS;
 }
 
+/* The data part of MPI_Reduce (root >= 0) and MPI_Allreduce (root < 0):
+ * packed streams of the contribution, the reduction, the result unpacked
+ * where it belongs. */
+static int reduce_run(mcomm_t *c, mop_plan_t *p, mdt_type_t *t, const void *sendbuf,
+                      void *recvbuf, int count, int root, const char *fname)
+{
+    size_t len = (size_t)count * (size_t)t->size;
+    if (len == 0) return MPI_SUCCESS;
+    void *acc, *tmp;
+    const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (coll_streams(src, count, t, len, &acc, &tmp))
+        return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
+    int err;
+    if (root >= 0) {
+        err = coll_reduce(c, p, &acc, &tmp, count, len, root);
+    } else {
+        err = coll_reduce_tree(c, p, &acc, &tmp, count, len, 0, COLL_TAG_REDUCE);
+        if (!err) err = coll_bcast_bytes(c, acc, len, 0, COLL_TAG_ALLREDUCE);
+    }
+    if (!err && (root < 0 || c->rank == root)) mdt_unpack(t, recvbuf, count, acc);
+    free(acc);
+    free(tmp);
+    return err ? mpi_err(c, err, fname, "the reduction failed") : MPI_SUCCESS;
+}
+
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm)
 {
@@ -200,17 +225,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         return mpi_err(c, MPI_ERR_BUFFER, "MPI_Reduce", "MPI_IN_PLACE on a rank that is not root");
     err = coll_reduce_check(c, sendbuf, recvbuf, count, datatype, t, op, is_root, &p, "MPI_Reduce");
     if (err) return err;
-    size_t len = (size_t)count * (size_t)t->size;
-    if (len == 0) return MPI_SUCCESS;
-    void *acc, *tmp;
-    const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (coll_streams(src, count, t, len, &acc, &tmp))
-        return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Reduce", NULL);
-    err = coll_reduce(c, &p, &acc, &tmp, count, len, root);
-    if (!err && is_root) mdt_unpack(t, recvbuf, count, acc);
-    free(acc);
-    free(tmp);
-    return err ? mpi_err(c, err, "MPI_Reduce", "the reduction failed") : MPI_SUCCESS;
+    return reduce_run(c, &p, t, sendbuf, recvbuf, count, root, "MPI_Reduce");
 }
 
 /* Reduce to rank 0 in rank order (right for every op), then broadcast: two
@@ -228,16 +243,5 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (err) return err;
     err = coll_reduce_check(c, sendbuf, recvbuf, count, datatype, t, op, true, &p, "MPI_Allreduce");
     if (err) return err;
-    size_t len = (size_t)count * (size_t)t->size;
-    if (len == 0) return MPI_SUCCESS;
-    void *acc, *tmp;
-    const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (coll_streams(src, count, t, len, &acc, &tmp))
-        return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Allreduce", NULL);
-    err = coll_reduce_tree(c, &p, &acc, &tmp, count, len, 0, COLL_TAG_REDUCE);
-    if (!err) err = coll_bcast_bytes(c, acc, len, 0, COLL_TAG_ALLREDUCE);
-    if (!err) mdt_unpack(t, recvbuf, count, acc);
-    free(acc);
-    free(tmp);
-    return err ? mpi_err(c, err, "MPI_Allreduce", "the reduction failed") : MPI_SUCCESS;
+    return reduce_run(c, &p, t, sendbuf, recvbuf, count, -1, "MPI_Allreduce");
 }
