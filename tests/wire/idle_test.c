@@ -29,10 +29,7 @@ int main(void)
     wire_stats_t s0, s1;
     wire_get_stats(c.wire, &s0);
     if (c.rank == 0) {
-        /* compute (not sleep) so this rank keeps a core: the peer must not */
-        uint64_t t0 = sl_now_ns();
-        volatile uint64_t x = 0;
-        while (sl_now_ns() - t0 < 600000000ull) x += 1;
+        wt_compute_ms(600); /* keeps this rank's core: the peer must not */
         wt_send(&c, 1, T_MSG, "wake", 4);
         free(wt_recv_from(&c, 1, T_MSG));
         wire_get_stats(c.wire, &s1);

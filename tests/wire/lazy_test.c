@@ -5,7 +5,6 @@
  * and sends one lazy message each time.  The wake-up counters must show
  * the first skipped and the second issued. */
 #include "util/status.h"
-#include "util/sys.h"
 #include "wtest.h"
 
 #include <stdio.h>
@@ -13,13 +12,6 @@
 #include <string.h>
 
 enum { T_MSG = 1 };
-
-static void compute_ms(uint64_t ms)
-{
-    uint64_t t0 = sl_now_ns();
-    volatile uint64_t x = 0;
-    while (sl_now_ns() - t0 < ms * 1000000ull) x += 1;
-}
 
 static void send_lazy(wt_ctx_t *c, int to, const char *s)
 {
@@ -37,7 +29,7 @@ int main(void)
     for (int app = 0; app < 2; app++) {
         wire_get_stats(c.wire, &s0);
         if (c.rank == 0) {
-            compute_ms(300);
+            wt_compute_ms(300);
             send_lazy(&c, 1, app ? "app" : "idle");
             free(wt_recv_from(&c, 1, T_MSG)); /* rank 1 got it */
             wire_get_stats(c.wire, &s1);

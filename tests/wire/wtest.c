@@ -1,4 +1,5 @@
 #include "wtest.h"
+#include "util/sys.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,4 +123,11 @@ void wt_fence(wt_ctx_t *c)
 {
     CHECK_OK(wire_flush(c->wire, -1));
     CHECK_OK(boot_fence(c->boot));
+}
+
+void wt_compute_ms(uint64_t ms)
+{
+    uint64_t t0 = sl_now_ns();
+    volatile uint64_t x = 0;
+    while (sl_now_ns() - t0 < ms * 1000000ull) x += 1;
 }

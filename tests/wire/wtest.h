@@ -36,6 +36,9 @@ void wt_fini(wt_ctx_t *c);
 wt_msg_t *wt_recv(wt_ctx_t *c);
 /* Next message of the given type from src; others stay queued. */
 wt_msg_t *wt_recv_from(wt_ctx_t *c, int src, uint8_t type);
+/* Busy for ms milliseconds without touching the wire: computing, not
+ * sleeping, so this rank keeps its core while a peer waits. */
+void wt_compute_ms(uint64_t ms);
 /* End a phase: send everything parked (wire_flush), then boot_fence. */
 void wt_fence(wt_ctx_t *c);
 void wt_send(wt_ctx_t *c, int dst, uint8_t type, const void *buf, size_t len);
