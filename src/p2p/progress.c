@@ -129,6 +129,18 @@ static void put_event(const ptl_event_t *ev)
     else p2p_recv_matched(ev->user_ptr, ev);
 }
 
+/* A message found no room in our bounce buffers (or event queue) and the
+ * engine dropped it: nothing can bring it back, so say why and stop. */
+static void p2p_dropped(void)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "p2p: rank %d dropped incoming message(s): out of unexpected-message buffers "
+             "(SLUICE_BOUNCE_SIZE, %zu bytes each; a message must fit in one) or events",
+             P.rank, P.bounce_size);
+    boot_abort(P.boot, 75, msg);
+}
+
 static void p2p_dispatch(const ptl_event_t *ev)
 {
     switch (ev->type) {
@@ -152,18 +164,19 @@ static void p2p_dispatch(const ptl_event_t *ev)
         P.spare = b;
         break;
     }
+    case PTL_EVENT_PT_DISABLED: p2p_dropped(); break;
     default: break;
     }
 }
 
+/* Acks count only the traditional rendezvous's data puts into exposed
+ * receive buffers: a failure there is a lost message. */
 void p2p_check_drops(void)
 {
     ptl_ct_event_t acks;
     if (PtlCTGet(P.acks, &acks) == PTL_OK && acks.failure) {
         char msg[160];
-        snprintf(msg, sizeof msg,
-                 "p2p: %llu message(s) from rank %d were dropped by their receiver (out of "
-                 "unexpected-message buffers: SLUICE_BOUNCE_SIZE)",
+        snprintf(msg, sizeof msg, "p2p: %llu rendezvous transfer(s) from rank %d failed at the receiver",
                  (unsigned long long)acks.failure, P.rank);
         boot_abort(P.boot, 75, msg);
     }

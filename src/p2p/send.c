@@ -49,7 +49,7 @@ static int put(p2p_req_t *r, const void *from, size_t len, ptl_ack_req_t ack, in
 {
     ptl_process_t to = {.rank = (ptl_rank_t)dst};
     int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)from, len, ack, to, P2P_PT, mb, 0, r, hdr);
-    if (rc == PTL_OK) P.sends++;
+    if (rc == PTL_OK && ack == PTL_CT_ACK_REQ) P.sends++;
     return rc;
 }
 
@@ -86,7 +86,7 @@ static sl_status_t send_rndv(p2p_req_t *r, int dst, unsigned ctx, int tag, size_
     if (st != SL_OK) return st;
     r->waits = 2; /* SEND, FIN */
     if (first > r->len) first = r->len;
-    int rc = put(r, r->buf, first, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_RNDV, ctx, tag), rv_hdr(r));
+    int rc = put(r, r->buf, first, PTL_NO_ACK_REQ, dst, p2p_mbits(KIND_RNDV, ctx, tag), rv_hdr(r));
     if (rc != PTL_OK) unexpose(r);
     return p2p_ptl_status(rc);
 }
@@ -126,7 +126,7 @@ static sl_status_t send_rts(p2p_req_t *r, int dst, unsigned ctx, int tag)
 {
     if (p2p_nonce_get(r) < 0) return SL_ERR_NOMEM;
     r->waits = 3; /* SEND of the RTS, CTS, SEND of the data */
-    int rc = put(r, r->buf, 0, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_RTS, ctx, tag), rv_hdr(r));
+    int rc = put(r, r->buf, 0, PTL_NO_ACK_REQ, dst, p2p_mbits(KIND_RTS, ctx, tag), rv_hdr(r));
     if (rc != PTL_OK) p2p_nonce_drop(r);
     return p2p_ptl_status(rc);
 }
@@ -136,7 +136,7 @@ static sl_status_t send_eager(p2p_req_t *r, int dst, unsigned ctx, int tag, bool
     r->waits = sync ? 2 : 1; /* SEND, and the match notice */
     ptl_hdr_data_t hdr = sync ? (ptl_hdr_data_t)(uintptr_t)r : 0;
     return p2p_ptl_status(
-        put(r, r->buf, r->len, PTL_CT_ACK_REQ, dst, p2p_mbits(KIND_EAGER, ctx, tag), hdr));
+        put(r, r->buf, r->len, PTL_NO_ACK_REQ, dst, p2p_mbits(KIND_EAGER, ctx, tag), hdr));
 }
 
 static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, unsigned ctx,
