@@ -127,13 +127,33 @@ static int req_start(int kind, void *buf, int count, MPI_Datatype dt, int peer, 
     return MPI_SUCCESS;
 }
 
-/* A blocking call: start the operation and wait for it. */
+/* A blocking call: start the operation and wait for it.  The request
+ * lives on this stack, without a handle (nobody else can name it), and
+ * without a reference on the datatype (the user cannot free it meanwhile):
+ * the small-message latency path. */
 static int req_run(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                    MPI_Comm comm, MPI_Status *status, const char *fname)
 {
-    MPI_Request r;
-    int err = req_start(kind, buf, count, dt, peer, tag, comm, &r, fname);
-    return err ? err : mreq_done(&r, status, true, NULL, fname);
+    mcomm_t *c = NULL;
+    mdt_type_t *t = NULL;
+    bool recv = kind == MREQ_RECV;
+    int err = req_check(recv, buf, count, dt, peer, tag, comm, &c, &t, fname);
+    if (err != MPI_SUCCESS) return err;
+    mreq_t r = {.recv = recv, .sync = kind == MREQ_SSEND, .buffered = kind == MREQ_BSEND,
+                .comm = c, .ubuf = buf, .count = count, .type = t, .peer = peer, .tag = tag};
+    sl_status_t st;
+    err = req_issue(&r, peer, tag, &st);
+    if (err == MPI_SUCCESS && r.p) {
+        p2p_status_t ps;
+        p2p_wait(r.p, &ps);
+        mreq_finish(&r, &ps);
+    }
+    free(r.tmp);
+    if (err != MPI_SUCCESS) return issue_error(c, err, st, fname);
+    if (status != MPI_STATUS_IGNORE) *status = r.st;
+    /* as mreq_done: freed receives finished before this one are unpacked */
+    mreq_reap_detached(false);
+    return r.err ? mpi_err(c, r.err, fname, NULL) : MPI_SUCCESS;
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,

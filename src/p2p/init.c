@@ -152,6 +152,8 @@ static sl_status_t p2p_objects(void)
                    .options = PTL_MD_EVENT_CT_ACK | PTL_MD_SLUICE_LAZY,
                    .eq_handle = P.eq, .ct_handle = P.acks};
     if (PtlMDBind(P.ni, &md, &P.md) != PTL_OK) return SL_ERR_PROTO;
+    md.options = PTL_MD_VOLATILE | PTL_MD_EVENT_SEND_DISABLE | PTL_MD_SLUICE_LAZY;
+    if (PtlMDBind(P.ni, &md, &P.md_v) != PTL_OK) return SL_ERR_PROTO;
     if (notice_me(P2P_SYNC_PT, &P.sync_me) != PTL_OK || notice_me(P2P_RR_PT, &P.rr_me) != PTL_OK)
         return SL_ERR_PROTO;
     /* the RDATA catcher: zero bytes, so a direct put that found no receive
@@ -186,9 +188,11 @@ sl_status_t p2p_init(int *rank, int *size)
                             .max_iovecs = 1024, .max_list_size = INT32_MAX,
                             .max_triggered_ops = INT32_MAX, .max_msg_size = PTL_SIZE_MAX,
                             .max_atomic_size = 512, .max_fetch_atomic_size = 512,
-                            .max_volatile_size = 512};
+                            .max_volatile_size = 65536};
+    ptl_ni_limits_t got;
     st = p2p_ptl_status(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL,
-                                  PTL_PID_ANY, &want, NULL, &P.ni));
+                                  PTL_PID_ANY, &want, &got, &P.ni));
+    P.volatile_max = st == SL_OK ? (size_t)got.max_volatile_size : 0;
     if (st == SL_OK) st = p2p_map();
     if (st == SL_OK) st = p2p_objects();
     /* every rank's receive structures exist before anyone sends */

@@ -110,6 +110,10 @@ typedef struct p2p_state {
     ptl_handle_eq_t eq, rr_eq;
     ptl_handle_ct_t acks;
     ptl_handle_md_t md;
+    /* small eager messages: PTL_MD_VOLATILE (data copied when PtlPut
+     * returns, up to volatile_max bytes) and no SEND event: done at once */
+    ptl_handle_md_t md_v;
+    size_t volatile_max;
     ptl_handle_me_t sync_me, rr_me, catch_me; /* user_ptr: their own address */
     bounce_t *spare;
     bounce_t **all;
@@ -141,6 +145,7 @@ int p2p_nonce_get(p2p_req_t *r);
 p2p_req_t *p2p_nonce_take(unsigned nonce);
 void p2p_nonce_drop(p2p_req_t *r);
 void p2p_check_drops(void);
+void p2p_rr_drain(void);
 bool p2p_wait_search(p2p_req_t *probe);
 void p2p_notify(ptl_process_t to, ptl_hdr_data_t what);
 ptl_match_bits_t p2p_mbits(unsigned kind, unsigned ctx, int tag);

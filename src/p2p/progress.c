@@ -182,6 +182,27 @@ void p2p_check_drops(void)
     }
 }
 
+/* RECEIVER_READY hints matter only to sends over the eager limit, which
+ * drain them first (send.c); otherwise they are read every 64 passes, so
+ * that the common path costs no second EQ (an overflow only loses hints). */
+void p2p_rr_drain(void)
+{
+    ptl_event_t ev;
+    int rc;
+    while ((rc = PtlEQGet(P.rr_eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
+        if (rc == PTL_EQ_DROPPED) P.stats.rr_lost++; /* some hints before this one */
+        p2p_seq_rr_arrived(&ev);
+    }
+}
+
+/* Housekeeping every 64 passes: hints, and drops (fatal anyway). */
+static void p2p_tick(void)
+{
+    if ((++P.progress_calls & 63) != 0) return;
+    p2p_rr_drain();
+    p2p_check_drops();
+}
+
 int p2p_progress(void)
 {
     int n = 0;
@@ -192,27 +213,26 @@ int p2p_progress(void)
         p2p_dispatch(&ev);
         n++;
     }
-    /* hints: an overflow only loses some (PTL_EQ_DROPPED is fine here) */
-    while ((rc = PtlEQGet(P.rr_eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
-        if (rc == PTL_EQ_DROPPED) P.stats.rr_lost++; /* some hints before this one */
-        p2p_seq_rr_arrived(&ev);
-    }
-    /* a drop is fatal anyway: look every 64 passes (and whenever a wait
-     * sleeps), not on every message */
-    if ((++P.progress_calls & 63) == 0) p2p_check_drops();
+    p2p_tick();
     return n;
 }
 
+/* Handle the next event, waiting for it up to timeout_ms (the engine
+ * sleeps; no busy loop).  One engine call per event: the wait loops call
+ * this until their request is done. */
 sl_status_t p2p_wait_progress(int timeout_ms)
 {
-    if (p2p_progress() > 0) return SL_OK;
     ptl_event_t ev;
     unsigned int which;
-    /* sleeps in the engine until an event comes (no busy loop); the
-     * timeout only bounds the time between drop checks */
     int rc = PtlEQPoll(&P.eq, 1, timeout_ms, &ev, &which);
-    if (rc == PTL_OK || rc == PTL_EQ_DROPPED) p2p_dispatch(&ev);
-    else if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
+    if (rc == PTL_OK || rc == PTL_EQ_DROPPED) {
+        if (rc == PTL_EQ_DROPPED) sl_log_error("p2p: event queue overflowed: events lost");
+        p2p_dispatch(&ev);
+        p2p_tick();
+        return SL_OK;
+    }
+    if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
+    p2p_rr_drain(); /* idle: a good moment for the housekeeping */
     p2p_check_drops();
     return SL_OK;
 }

@@ -131,12 +131,22 @@ static sl_status_t send_rts(p2p_req_t *r, int dst, unsigned ctx, int tag)
     return p2p_ptl_status(rc);
 }
 
+/* A message of at most volatile_max bytes goes from the volatile MD: its
+ * data is in the packet when PtlPut returns and no SEND event comes, so
+ * the send is done at once (a synchronous one waits for its notice). */
 static sl_status_t send_eager(p2p_req_t *r, int dst, unsigned ctx, int tag, bool sync)
 {
-    r->waits = sync ? 2 : 1; /* SEND, and the match notice */
     ptl_hdr_data_t hdr = sync ? (ptl_hdr_data_t)(uintptr_t)r : 0;
-    return p2p_ptl_status(
-        put(r, r->buf, r->len, PTL_NO_ACK_REQ, dst, p2p_mbits(KIND_EAGER, ctx, tag), hdr));
+    ptl_match_bits_t mb = p2p_mbits(KIND_EAGER, ctx, tag);
+    if (r->len <= P.volatile_max) {
+        ptl_process_t to = {.rank = (ptl_rank_t)dst};
+        r->waits = 1;   /* the match notice, if synchronous */
+        r->done = !sync;
+        return p2p_ptl_status(PtlPut(P.md_v, (ptl_size_t)(uintptr_t)r->buf, r->len,
+                                     PTL_NO_ACK_REQ, to, P2P_PT, mb, 0, r, hdr));
+    }
+    r->waits = sync ? 2 : 1; /* SEND, and the match notice */
+    return p2p_ptl_status(put(r, r->buf, r->len, PTL_NO_ACK_REQ, dst, mb, hdr));
 }
 
 static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, unsigned ctx,
@@ -148,7 +158,10 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     p2p_req_t *r = p2p_req_new(RQ_SEND, (void *)buf, len);
     if (!r) return SL_ERR_NOMEM;
     /* absorb RECEIVER_READYs that have come in before looking for one */
-    if (len > P.eager_limit && P.proto == P2P_PROTO_AUTO) p2p_progress();
+    if (len > P.eager_limit && P.proto == P2P_PROTO_AUTO) {
+        p2p_progress();
+        p2p_rr_drain();
+    }
     uint32_t seq;
     bool rr = p2p_seq_send(dst, ctx, tag, &seq);
     sl_status_t st;

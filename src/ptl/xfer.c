@@ -75,11 +75,14 @@ static void xfer_send_done(ptl_xfer_t *x, ptl_ni_fail_t f)
     md_event(m, PTL_EVENT_SEND, x->user_ptr, f, 0, 0, 0);
 }
 
+/* A fire-and-forget inline put (no ack, no reply) lives on the stack of
+ * the call that sends it, without a handle: nothing answers it. */
 static void xfer_free(ptl_xfer_t *x)
 {
-    free(x->bounce);
     x->md->pending--;
     if (x->get_md) x->get_md->pending--;
+    if (x->id == PTL_INVALID_HANDLE) return;
+    free(x->bounce);
     ptl_handle_free(x->id);
     free(x);
 }
@@ -105,21 +108,24 @@ static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *
     return PTL_FAIL;
 }
 
-int ptl_xfer_start(const ptl_xfer_args_t *a)
+/* Start a validated operation. */
+static int xfer_start_checked(const ptl_xfer_args_t *a)
 {
-    if (ptl_xfer_validate(a) != PTL_OK) return PTL_ARG_INVALID; /* freed since posted */
     ptl_md_obj_t *md = ptl_md_get(a->md);
     ptl_ni_t *ni = md->ni;
     int rank;
     ptl_ni_rank_of(ni, a->target, &rank);
-    ptl_xfer_t *x = calloc(1, sizeof *x);
+    bool carries_data = a->kind != RK_GET;
+    bool bulk = a->length > PTL_INLINE_MAX && (a->kind == RK_PUT || a->kind == RK_GET);
+    bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || a->ack_req != PTL_NO_ACK_REQ;
+    ptl_xfer_t on_stack, *x = carries_data && !bulk && !wait ? &on_stack : calloc(1, sizeof *x);
     if (!x) return PTL_NO_SPACE;
     *x = (ptl_xfer_t){.kind = a->kind, .md = md, .local_offset = a->local_offset,
                       .local_get_offset = a->local_get_offset, .length = a->length,
-                      .ack_req = a->ack_req, .user_ptr = a->user_ptr};
+                      .ack_req = a->ack_req, .user_ptr = a->user_ptr,
+                      .id = PTL_INVALID_HANDLE};
     if (a->kind == RK_FETCH || a->kind == RK_SWAP) x->get_md = ptl_md_get(a->get_md);
-    x->id = ptl_handle_new(HT_XFER, x);
-    if (x->id == PTL_INVALID_HANDLE) {
+    if (x != &on_stack && (x->id = ptl_handle_new(HT_XFER, x)) == PTL_INVALID_HANDLE) {
         free(x);
         return PTL_NO_SPACE;
     }
@@ -132,8 +138,6 @@ int ptl_xfer_start(const ptl_xfer_args_t *a)
                        .match_bits = a->match_bits, .remote_offset = a->remote_offset,
                        .hdr_data = a->hdr_data, .length = a->length};
     memcpy(h.operand, a->operand, sizeof h.operand);
-    bool carries_data = a->kind != RK_GET;
-    bool bulk = a->length > PTL_INLINE_MAX && (a->kind == RK_PUT || a->kind == RK_GET);
     void *bounce = NULL;
     const void *data = NULL;
     ptl_size_t dlen = 0;
@@ -178,10 +182,15 @@ int ptl_xfer_start(const ptl_xfer_args_t *a)
     }
     if (carries_data && !bulk) {
         xfer_send_done(x, PTL_NI_OK); /* the bytes are in the packet: buffer reusable */
-        bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || a->ack_req != PTL_NO_ACK_REQ;
         if (!wait) xfer_free(x);
     }
     return PTL_OK;
+}
+
+int ptl_xfer_start(const ptl_xfer_args_t *a)
+{
+    if (ptl_xfer_validate(a) != PTL_OK) return PTL_ARG_INVALID; /* freed since posted */
+    return xfer_start_checked(a);
 }
 
 /* A triggered operation that could not start (its peer gone, no memory):
@@ -320,7 +329,7 @@ static int xfer_call(const ptl_xfer_args_t *a, ptl_handle_ct_t trig_ct, ptl_size
     PTL_LOCK();
     int rc = ptl_xfer_validate(a);
     if (rc == PTL_OK && !triggered) {
-        rc = ptl_xfer_start(a);
+        rc = xfer_start_checked(a);
     } else if (rc == PTL_OK) {
         ptl_ct_t *trig = ptl_ct_get(trig_ct);
         ptl_md_obj_t *md = ptl_md_get(a->md);
