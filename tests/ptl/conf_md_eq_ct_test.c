@@ -1,6 +1,6 @@
 /* Conformance: memory descriptors, event queues and counting events
  * (PORTALS4_API.md §5.1, §7, §11.4, §12, §13.1, §13.5, §19): MDBind errors
- * and "all of memory" MDs, MDRelease while busy, ack kinds and their counts,
+ * and "all of memory" MDs, volatile MDs, MDRelease while busy, ack kinds and their counts,
  * event suppression, EQ overflow, EQGet/EQPoll/timeouts, CT wait/poll/set/inc,
  * and waits ended by PtlAbort (PTL_ABORTED) or by freeing the object
  * (PTL_INTERRUPTED) from another thread.  2 ranks, symmetric. */
@@ -119,6 +119,23 @@ static void md_all_memory(env_t *v)
     PT_OK(PtlMDRelease(all));
     PT_OK(PtlMDRelease(none));
     PT_OK(PtlMDRelease(copy));
+}
+
+/* PTL_MD_VOLATILE: the buffer is reusable when PtlPut returns, up to
+ * max_volatile_size (512 by default); a longer put is refused. */
+static void md_volatile(env_t *v)
+{
+    ptl_handle_md_t vol = bind(v, v->sbuf, 4096, PTL_MD_VOLATILE, v->ieq, PTL_CT_NONE);
+    CHECK_EQ(PtlPut(vol, 0, 513, PTL_NO_ACK_REQ, v->to, v->pt, 1, 0, NULL, 0), PTL_ARG_INVALID);
+    t_fill(v->sbuf, 512, 21 + (uint64_t)v->c->rank);
+    pt_barrier(v->c);
+    PT_OK(PtlPut(vol, 0, 512, PTL_NO_ACK_REQ, v->to, v->pt, 1, 0, NULL, 0));
+    memset(v->sbuf, 0xee, 512); /* before anything else could have read it */
+    CHECK_EQ(pt_expect(v->ieq, PTL_EVENT_SEND).ni_fail_type, PTL_NI_OK);
+    CHECK_EQ(pt_expect(v->teq, PTL_EVENT_PUT).mlength, 512);
+    CHECK(t_verify(v->rbuf, 512, 21 + (uint64_t)v->other) == (size_t)-1);
+    pt_barrier(v->c);
+    PT_OK(PtlMDRelease(vol));
 }
 
 /* A large get keeps its MD busy until the reply: release is refused meanwhile. */
@@ -574,6 +591,7 @@ int main(void)
     ptl_me_t me = cu_me(v.rbuf, BIG, OP_PG | NOLINK, 1, 0);
     PT_OK(PtlMEAppend(c.ni, v.pt, &me, PTL_PRIORITY_LIST, NULL, &v.me_big));
     md_all_memory(&v);
+    md_volatile(&v);
     md_release_busy(&v);
     ack_arg_checks(&v);
     ack_counts(&v);
