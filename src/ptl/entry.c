@@ -52,10 +52,36 @@ static void post_simple(ptl_pt_t *pt, ptl_event_kind_t kind, void *user_ptr, ptl
     ptl_eq_post(pt->eq, &ev);
 }
 
+/* Freed entries are kept for reuse (MPI appends and unlinks one per
+ * receive; malloc and zeroing were a tenth of the small-message path), up
+ * to ENTRY_CACHE of them.  All under the engine lock. */
+#define ENTRY_CACHE 256
+static ptl_entry_t *entry_cache[ENTRY_CACHE];
+static unsigned entry_cached;
+
+static ptl_entry_t *entry_alloc(void)
+{
+    if (entry_cached == 0) return calloc(1, sizeof(ptl_entry_t));
+    ptl_entry_t *e = entry_cache[--entry_cached];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static void entry_release(ptl_entry_t *e)
+{
+    if (entry_cached < ENTRY_CACHE) entry_cache[entry_cached++] = e;
+    else free(e);
+}
+
+void ptl_entry_cache_drop(void)
+{
+    while (entry_cached) free(entry_cache[--entry_cached]);
+}
+
 static void entry_free(ptl_entry_t *e)
 {
     e->ni->n_entries--;
-    free(e);
+    entry_release(e);
 }
 
 /* An overflow entry's memory is free again once no header points into it. */
@@ -228,7 +254,7 @@ int ptl_me_append_locked(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, con
     if (!ni || !me || !out) return PTL_ARG_INVALID;
     int rc = entry_validate(ni, pt_index, me, list, matching, &pt, &ct);
     if (rc != PTL_OK) return rc;
-    ptl_entry_t *e = calloc(1, sizeof *e);
+    ptl_entry_t *e = entry_alloc();
     if (!e) return PTL_NO_SPACE;
     e->ni = ni;
     e->pt = pt_index;
@@ -245,7 +271,7 @@ int ptl_me_append_locked(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, con
     }
     e->handle = ptl_handle_new(matching ? HT_ME : HT_LE, e);
     if (e->handle == PTL_INVALID_HANDLE) {
-        free(e);
+        entry_release(e);
         return PTL_NO_SPACE;
     }
     ni->n_entries++;

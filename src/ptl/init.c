@@ -203,6 +203,7 @@ static void ptl_stop(void)
     boot_fini(ptl_g.boot);
     ptl_g.boot = NULL;
     ptl_rx_free();
+    ptl_entry_cache_drop();
     ptl_tables_reset();
 }
 

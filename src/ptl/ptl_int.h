@@ -304,6 +304,8 @@ bool ptl_entry_matches(const ptl_entry_t *e, const ptl_ni_t *ni, ptl_process_t i
                        ptl_match_bits_t bits, ptl_size_t rlength, ptl_size_t remote_offset);
 void ptl_entry_auto_unlink(ptl_pt_t *pt, ptl_entry_t *e);
 void ptl_pt_release_entries(ptl_ni_t *ni, ptl_pt_t *pt);
+/* Free the entries kept for reuse (PtlFini). */
+void ptl_entry_cache_drop(void);
 ptl_pt_t *ptl_pt_get(ptl_ni_t *ni, ptl_pt_index_t index);
 void ptl_count(ptl_ct_t *ct, unsigned int options, unsigned int bytes_flag, bool ok,
                ptl_size_t mlength);
