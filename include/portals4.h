@@ -220,7 +220,15 @@ typedef struct {
 #define PTL_PT_ONLY_TRUNCATE   4u  /**< hint: no NO_TRUNCATE priority entries */
 #define PTL_PT_MATCH_UNORDERED 8u  /**< REF-ext hint: hashed matching allowed */
 #define PTL_PT_ALLOC_DISABLED  16u /**< create the entry disabled (4.3) */
-#define PTL_PT_ALLOC_OPTIONS_MASK 0x1Fu /**< all valid PtlPTAlloc option bits (REF helper) */
+/** Sluice extension: a message that finds no entry on either list is not
+ * dropped: it waits, and every later message to this process queues
+ * behind it (so arrival order stays matching order), until an entry
+ * appended to this PT takes it.  For a receiver whose overflow buffers are
+ * relinked by its host (MPI's unexpected messages); a message no entry will
+ * ever take waits for good.  A bulk put's initiator is not told SEND before
+ * the data has moved, so its buffer stays put meanwhile. */
+#define PTL_PT_SLUICE_WAIT     (1u << 30)
+#define PTL_PT_ALLOC_OPTIONS_MASK (0x1Fu | PTL_PT_SLUICE_WAIT) /**< all valid PtlPTAlloc option bits */
 /** @} */
 
 /* ======================================================================== */

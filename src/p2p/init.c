@@ -134,13 +134,16 @@ static sl_status_t p2p_objects(void)
     if (PtlEQAlloc(P.ni, P2P_EQ_SIZE, &P.eq) != PTL_OK || PtlCTAlloc(P.ni, &P.acks) != PTL_OK ||
         PtlEQAlloc(P.ni, P2P_RR_EQ_SIZE, &P.rr_eq) != PTL_OK)
         return SL_ERR_PROTO;
-    /* Messages carry no acks (one packet less per message each way): a
-     * message that finds no room (bounce buffers full, or the EQ) disables
-     * PT 8 and the PT_DISABLED event tells this rank, which aborts with the
-     * reason (p2p_dispatch); the sender has long completed. */
+    /* PT 8: a message that finds no room (every bounce buffer full, the
+     * host not yet round to link another) waits in the engine until the
+     * host links one (PTL_PT_SLUICE_WAIT) instead of being dropped.
+     * Messages carry no acks (one packet less per message each way); should
+     * the EQ overflow, flow control disables PT 8 and the PT_DISABLED event
+     * makes this rank abort with the reason (p2p_dispatch). */
     static const ptl_pt_index_t pts[] = {P2P_PT, P2P_SYNC_PT, P2P_RNDV_PT, P2P_RECV_PT};
     for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
-        if (PtlPTAlloc(P.ni, pts[i] == P2P_PT ? PTL_PT_FLOWCTRL : 0, P.eq, pts[i], &pt) != PTL_OK)
+        if (PtlPTAlloc(P.ni, pts[i] == P2P_PT ? PTL_PT_FLOWCTRL | PTL_PT_SLUICE_WAIT : 0, P.eq,
+                       pts[i], &pt) != PTL_OK)
             return SL_ERR_PROTO;
     /* RECEIVER_READYs are hints that a receiver may send many of: their own
      * EQ, where an overflow loses hints, never a completion event */

@@ -286,6 +286,7 @@ int ptl_me_append_locked(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, con
     }
     sl_list_push_tail(list == PTL_PRIORITY_LIST ? &pt->prio : &pt->over, &e->link);
     e->linked = true;
+    ptl_target_kick(); /* a request waiting for an entry may fit now */
     pt->n_entries[list]++;
     if (!(e->me.options & PTL_ME_EVENT_LINK_DISABLE))
         post_simple(pt, PTL_EVENT_LINK, e->user_ptr, pt_index, PTL_NI_OK);

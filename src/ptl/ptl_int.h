@@ -316,6 +316,8 @@ void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_
  * through the peer, and what arrived after it); returns how many ran.
  * Called by ptl_progress_locked.  drop: at PtlFini. */
 int ptl_target_run_deferred(void);
+/* An entry was appended: have progress retry a waiting request. */
+void ptl_target_kick(void);
 void ptl_target_drop_deferred(void);
 
 /* ct.c: queue a triggered operation (copied) on ct; PTL_NO_SPACE when the

@@ -19,6 +19,7 @@ typedef struct tgt {
     ptl_entry_t *e;
     ptl_size_t offset, mlength;
     ptl_ni_fail_t fail;
+    bool wait;              /* PTL_PT_SLUICE_WAIT: no entry yet, try again later */
     void *reply;            /* inline reply data (get, fetch, swap) */
     ptl_size_t reply_len;
     uint8_t fetch[512];
@@ -131,6 +132,10 @@ static bool tgt_select(tgt_t *t)
     }
     ptl_entry_t *e = match_list(t, &t->pt->prio);
     if (!e) e = match_list(t, &t->pt->over);
+    if (!e && (t->pt->options & PTL_PT_SLUICE_WAIT)) {
+        t->wait = true;
+        return false;
+    }
     if (!e) {
         if (fc) flowctl_disable(t, NULL);
         else fail(t, PTL_NI_DROPPED, PTL_SR_DROP_COUNT);
@@ -316,12 +321,14 @@ static void tgt_queue_header(tgt_t *t, void *where)
     t->e->uh_refs++;
 }
 
-static void tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
+/* Serve one request; false when it must wait for an entry (nothing done). */
+static bool tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
 {
     tgt_t t = {.src = src, .h = h, .data = data, .len = len, .fail = PTL_NI_OK};
     if (!tgt_select(&t)) {
+        if (t.wait) return false;
         respond(&t);
-        return;
+        return true;
     }
     ptl_entry_t *e = t.e;
     /* step 8-10: offset, length, local offset, auto-unlink decision */
@@ -349,10 +356,15 @@ static void tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t 
     respond(&t);
     if (t.reply != t.fetch) free(t.reply);
     if (unlink) ptl_entry_auto_unlink(t.pt, e);
+    return true;
 }
 
 /* ---- requests served outside the wire's receive callback ----------------------
 
+ * A request waiting for an entry (PTL_PT_SLUICE_WAIT) queues here, and so
+ * does every request after it; the head is tried again whenever progress
+ * runs (an append kicks the progress thread).
+ *
  * A bulk request whose data must be staged through the peer cannot be served
  * inside the receive callback: waiting there keeps this process from
  * draining the peer's staging requests, and two ranks pulling from each other
@@ -394,7 +406,14 @@ static bool tgt_defer(int src, const ptl_req_hdr_t *h, const void *data, size_t 
 void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
 {
     if ((q_head || tgt_needs_staging(src, h)) && tgt_defer(src, h, data, len)) return;
-    tgt_serve(src, h, data, len);
+    if (tgt_serve(src, h, data, len)) return;
+    if (!tgt_defer(src, h, data, len))
+        sl_log_error("ptl: out of memory holding a message from rank %d; dropped", src);
+}
+
+void ptl_target_kick(void)
+{
+    if (q_head) wire_kick(ptl_g.wire);
 }
 
 int ptl_target_run_deferred(void)
@@ -405,7 +424,7 @@ int ptl_target_run_deferred(void)
     running = true;
     while (q_head) {
         tgt_deferred_t *d = q_head;
-        tgt_serve(d->src, &d->h, d->data, d->len);
+        if (!tgt_serve(d->src, &d->h, d->data, d->len)) break; /* still no entry */
         q_head = d->next;
         if (!q_head) q_tail = NULL;
         free(d);

@@ -3,7 +3,8 @@
  * consuming their headers (use-once and persistent, arrival order, event
  * fields), AUTO_FREE, UNEXPECTED_HDR_DISABLE, OVER_DISABLE, CT_OVERFLOW, gets
  * and atomics on overflow entries, and PtlMESearch in both modes with the
- * 4.3 counting rules.  2 ranks, symmetric: each rank sends to the other. */
+ * 4.3 counting rules; the Sluice extension PTL_PT_SLUICE_WAIT.  2 ranks,
+ * symmetric: each rank sends to the other. */
 #include "conf_util.h"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #define OP_PG (PTL_ME_OP_PUT | PTL_ME_OP_GET)
 #define NOLINK PTL_ME_EVENT_LINK_DISABLE
+#define NOUNLINK PTL_ME_EVENT_UNLINK_DISABLE
 #define BUFSZ 8192
 
 typedef struct env {
@@ -439,6 +441,56 @@ static void free_with_headers(env_t *v)
     v->pt = keep;
 }
 
+/* PTL_PT_SLUICE_WAIT (Sluice extension): a message no entry takes waits,
+ * and the ones behind it keep their order, until an entry is appended;
+ * nothing is dropped meanwhile.  Two puts (bits 1, then 2) to a PT with no
+ * entries; an entry for the second does not let it overtake; the entry for
+ * the first lets both land, in order, intact. */
+static void wait_for_entry(env_t *v)
+{
+    ptl_pt_index_t wpt;
+    PT_OK(PtlPTAlloc(v->c->ni, PTL_PT_SLUICE_WAIT, v->teq, PTL_PT_ANY, &wpt));
+    ptl_sr_value_t drops = cu_sr(v->c->ni, PTL_SR_DROP_COUNT);
+    pt_barrier(v->c);
+    t_fill(v->sbuf, 64, seed_of(v->c->rank, 21));
+    t_fill(v->sbuf + 64, 64, seed_of(v->c->rank, 22));
+    PT_OK(PtlPut(v->md, 0, 64, PTL_ACK_REQ, v->to, wpt, 1, 0, (void *)1, 21));
+    PT_OK(PtlPut(v->md, 64, 64, PTL_ACK_REQ, v->to, wpt, 2, 0, (void *)2, 22));
+    pt_barrier(v->c); /* both are on their way */
+    ptl_event_t e;
+    unsigned int which;
+    CHECK_EQ(PtlEQPoll(&v->teq, 1, 100, &e, &which), PTL_EQ_EMPTY);
+    ptl_handle_me_t h;
+    ptl_me_t me = cu_me(v->rbuf + 64, 64, PTL_ME_OP_PUT | PTL_ME_USE_ONCE | NOLINK | NOUNLINK, 2, 0);
+    PT_OK(PtlMEAppend(v->c->ni, wpt, &me, PTL_PRIORITY_LIST, (void *)0xB2, &h));
+    CHECK_EQ(PtlEQPoll(&v->teq, 1, 100, &e, &which), PTL_EQ_EMPTY); /* no overtaking */
+    me = cu_me(v->rbuf, 64, PTL_ME_OP_PUT | PTL_ME_USE_ONCE | NOLINK | NOUNLINK, 1, 0);
+    PT_OK(PtlMEAppend(v->c->ni, wpt, &me, PTL_PRIORITY_LIST, (void *)0xB1, &h));
+    for (int i = 0; i < 2; i++) {
+        e = pt_expect(v->teq, PTL_EVENT_PUT);
+        CHECK(e.user_ptr == (void *)(uintptr_t)(0xB1 + i));
+        CHECK_EQ(e.hdr_data, 21 + i);
+        CHECK_EQ(e.mlength, 64);
+        CHECK_EQ(e.ni_fail_type, PTL_NI_OK);
+        CHECK(t_verify(v->rbuf + 64 * i, 64, seed_of(v->other, 21 + i)) == (size_t)-1);
+    }
+    CHECK_EQ(cu_sr(v->c->ni, PTL_SR_DROP_COUNT), drops);
+    int acks = 0, sends = 0;
+    while (acks + sends < 4) {
+        PT_OK(PtlEQWait(v->ieq, &e));
+        CHECK_EQ(e.ni_fail_type, PTL_NI_OK);
+        if (e.type == PTL_EVENT_ACK) {
+            acks++;
+        } else {
+            CHECK_EQ(e.type, PTL_EVENT_SEND);
+            sends++;
+        }
+    }
+    CHECK(acks == 2 && sends == 2);
+    pt_barrier(v->c);
+    PT_OK(PtlPTFree(v->c->ni, wpt));
+}
+
 int main(void)
 {
     env_t v = {0};
@@ -470,6 +522,7 @@ int main(void)
     search_all(&v);
     zero_length_and_unlinked(&v);
     local_inc_uh_rlength(&v);
+    wait_for_entry(&v);
     free_with_headers(&v);
     pt_barrier(&c);
     PT_OK(PtlPTFree(c.ni, v.pt));

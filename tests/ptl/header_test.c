@@ -458,10 +458,11 @@ static void test_option_bits(void)
 
     /* §6.1 PT options. */
     static const unsigned pt[] = {PTL_PT_ONLY_USE_ONCE, PTL_PT_FLOWCTRL, PTL_PT_ONLY_TRUNCATE,
-                                  PTL_PT_MATCH_UNORDERED, PTL_PT_ALLOC_DISABLED};
+                                  PTL_PT_MATCH_UNORDERED, PTL_PT_ALLOC_DISABLED,
+                                  PTL_PT_SLUICE_WAIT /* Sluice extension */};
     static const char *const ptn[] = {NM(PTL_PT_ONLY_USE_ONCE), NM(PTL_PT_FLOWCTRL),
                                       NM(PTL_PT_ONLY_TRUNCATE), NM(PTL_PT_MATCH_UNORDERED),
-                                      NM(PTL_PT_ALLOC_DISABLED)};
+                                      NM(PTL_PT_ALLOC_DISABLED), NM(PTL_PT_SLUICE_WAIT)};
     check_bits("PT options", pt, ptn, N_(pt), PTL_PT_ALLOC_OPTIONS_MASK);
     CHECK_EQ(PTL_PT_ONLY_USE_ONCE, 1);
     CHECK_EQ(PTL_PT_FLOWCTRL, 2);
