@@ -27,8 +27,12 @@ run mpich mpicc.mpich mpiexec.mpich -launcher fork -bind-to core -n 2
 run openmpi mpicc.openmpi mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core -n 2
 [ -f "$tmp/ran" ] || { echo "nothing ran"; exit 1; }
 names=$(cat "$tmp/ran" | tr '\n' ' ')
-for kind in lat bw; do
-    [ "$kind" = lat ] && echo "# one-way latency, us (ratio: / MPICH)" || echo "# bandwidth, MB/s (ratio: / MPICH)"
+for kind in lat bw rate; do
+    case $kind in
+    lat) echo "# one-way latency, us (ratio: / MPICH)" ;;
+    bw) echo "# bandwidth, MB/s (ratio: / MPICH)" ;;
+    rate) echo "# message rate: us per 8-byte message, windows of 64 (ratio: / MPICH)" ;;
+    esac
     printf '%10s' bytes; for n in $names; do printf ' %10s' "$n"; done
     for n in $names; do [ "$n" = mpich ] || printf ' %10s' "$n/mpich"; done; echo
     sizes=$(cat "$tmp"/*.out | awk -v k=$kind '$1==k {print $2}' | sort -n | uniq)

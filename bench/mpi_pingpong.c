@@ -2,7 +2,8 @@
  * bandwidth between ranks 0 and 1, in the style of the OSU micro-benchmarks,
  * using only basic MPI calls, so the same source builds with any MPI's
  * mpicc (bench/mpi_compare.sh compares Sluice, MPICH and Open MPI in one
- * run).  Prints "lat SIZE USEC" and "bw SIZE MBPS" lines.
+ * run).  Prints "lat SIZE USEC", "bw SIZE MBPS" and "rate 8 USEC" (per
+ * message, windowed 8-byte sends) lines.
  * usage: mpirun -n 2 mpi_pingpong [max bytes (default 4 MiB)] [--quick] */
 #include <mpi.h>
 
@@ -48,6 +49,28 @@ static double bandwidth(char *buf, int len, int iters, int rank)
     return (double)len * WINDOW * iters / t / 1e6;
 }
 
+/* Message rate: 8-byte messages in windows of WINDOW nonblocking sends and
+ * receives, microseconds per message (the per-message cost of the busier
+ * side, as the OSU message-rate test measures it). */
+static double msg_time(char *buf, int iters, int rank)
+{
+    MPI_Request req[WINDOW];
+    MPI_Status sts[WINDOW];
+    char ack;
+    double t0 = 0;
+    for (int i = -iters / 10 - 1; i < iters; i++) {
+        if (i == 0) t0 = MPI_Wtime();
+        for (int w = 0; w < WINDOW; w++) {
+            if (rank == 0) MPI_Isend(buf + 8 * w, 8, MPI_CHAR, 1, 4, MPI_COMM_WORLD, &req[w]);
+            else MPI_Irecv(buf + 8 * w, 8, MPI_CHAR, 0, 4, MPI_COMM_WORLD, &req[w]);
+        }
+        MPI_Waitall(WINDOW, req, sts);
+        if (rank == 0) MPI_Recv(&ack, 1, MPI_CHAR, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else MPI_Send(&ack, 1, MPI_CHAR, 0, 5, MPI_COMM_WORLD);
+    }
+    return (MPI_Wtime() - t0) / iters / WINDOW * 1e6;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, maxlen = 4 << 20, quick = 0;
@@ -62,7 +85,7 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "mpi_pingpong: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    char *buf = calloc(1, (size_t)maxlen + 1);
+    char *buf = calloc(1, (size_t)(maxlen > 8 * WINDOW ? maxlen : 8 * WINDOW) + 1);
     if (rank < 2) {
         for (int len = 0; len <= maxlen; len = len ? len * 4 : 1) {
             int iters = quick ? 20 : (len <= 4096 ? 20000 : len <= 262144 ? 2000 : 200);
@@ -74,6 +97,8 @@ int main(int argc, char **argv)
             double mbps = bandwidth(buf, len, iters, rank);
             if (rank == 0) printf("bw %d %.1f\n", len, mbps);
         }
+        double us = msg_time(buf, quick ? 20 : 5000, rank);
+        if (rank == 0) printf("rate 8 %.3f\n", us);
     }
     free(buf);
     MPI_Barrier(MPI_COMM_WORLD);
