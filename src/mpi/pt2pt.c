@@ -92,22 +92,33 @@ static int issue_error(mcomm_t *c, int err, sl_status_t st, const char *fname)
     return mpi_err(c, err, fname, st == SL_ERR_NOMEM ? "out of memory or rendezvous slots" : NULL);
 }
 
-/* A checked, registered request, not yet posted. */
-static int req_new(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
-                   MPI_Comm comm, MPI_Request *out, mreq_t **rp, const char *fname)
+/* Check the arguments and describe the operation in *r (not registered,
+ * no reference on the datatype). */
+static int req_fill(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                    MPI_Comm comm, mreq_t *r, const char *fname)
 {
     mcomm_t *c = NULL;
     mdt_type_t *t = NULL;
     bool recv = kind == MREQ_RECV;
     int err = req_check(recv, buf, count, dt, peer, tag, comm, &c, &t, fname);
     if (err != MPI_SUCCESS) return err;
-    if (!out) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
-    mreq_t *r = mreq_create(out);
-    if (!r) return mpi_err(c, MPI_ERR_NO_MEM, fname, "out of memory or request handles");
     *r = (mreq_t){.recv = recv, .sync = kind == MREQ_SSEND, .buffered = kind == MREQ_BSEND,
-                  .comm = c, .ubuf = buf,
-                  .count = count, .type = t, .peer = peer, .tag = tag};
-    mdt_retain(t);
+                  .comm = c, .ubuf = buf, .count = count, .type = t, .peer = peer, .tag = tag};
+    return MPI_SUCCESS;
+}
+
+/* A checked, registered request, not yet posted. */
+static int req_new(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                   MPI_Comm comm, MPI_Request *out, mreq_t **rp, const char *fname)
+{
+    mreq_t d;
+    int err = req_fill(kind, buf, count, dt, peer, tag, comm, &d, fname);
+    if (err != MPI_SUCCESS) return err;
+    if (!out) return mpi_err(d.comm, MPI_ERR_REQUEST, fname, "request is NULL");
+    mreq_t *r = mreq_create(out);
+    if (!r) return mpi_err(d.comm, MPI_ERR_NO_MEM, fname, "out of memory or request handles");
+    *r = d;
+    mdt_retain(r->type);
     *rp = r;
     return MPI_SUCCESS;
 }
@@ -134,13 +145,10 @@ static int req_start(int kind, void *buf, int count, MPI_Datatype dt, int peer, 
 static int req_run(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                    MPI_Comm comm, MPI_Status *status, const char *fname)
 {
-    mcomm_t *c = NULL;
-    mdt_type_t *t = NULL;
-    bool recv = kind == MREQ_RECV;
-    int err = req_check(recv, buf, count, dt, peer, tag, comm, &c, &t, fname);
+    mreq_t r;
+    int err = req_fill(kind, buf, count, dt, peer, tag, comm, &r, fname);
     if (err != MPI_SUCCESS) return err;
-    mreq_t r = {.recv = recv, .sync = kind == MREQ_SSEND, .buffered = kind == MREQ_BSEND,
-                .comm = c, .ubuf = buf, .count = count, .type = t, .peer = peer, .tag = tag};
+    mcomm_t *c = r.comm;
     sl_status_t st;
     err = req_issue(&r, peer, tag, &st);
     if (err == MPI_SUCCESS && r.p) {
