@@ -191,7 +191,7 @@ sl_status_t p2p_init(int *rank, int *size)
                             .max_iovecs = 1024, .max_list_size = INT32_MAX,
                             .max_triggered_ops = INT32_MAX, .max_msg_size = PTL_SIZE_MAX,
                             .max_atomic_size = 512, .max_fetch_atomic_size = 512,
-                            .max_volatile_size = 65536};
+                            .max_volatile_size = PTL_SIZE_MAX};
     ptl_ni_limits_t got;
     st = p2p_ptl_status(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL,
                                   PTL_PID_ANY, &want, &got, &P.ni));

@@ -1,6 +1,6 @@
 /* Events, requests, nonces and completion.  One EQ takes every event of the
- * layer but the RECEIVER_READY hints (their own EQ, drained in
- * p2p_progress); user_ptr is the request, or the address of the sync
+ * layer but the RECEIVER_READY hints (their own EQ, drained by
+ * p2p_rr_drain); user_ptr is the request, or the address of the sync
  * notice entry, which says what a PUT was. */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
@@ -129,15 +129,17 @@ static void put_event(const ptl_event_t *ev)
     else p2p_recv_matched(ev->user_ptr, ev);
 }
 
-/* A message found no room in our bounce buffers (or event queue) and the
- * engine dropped it: nothing can bring it back, so say why and stop. */
+/* Flow control disabled PT 8 and dropped a message: its event queue was
+ * full (P2P_EQ_SIZE events unread) or its unexpected headers at the
+ * engine's limit.  (A message that finds no bounce buffer waits for one,
+ * PTL_PT_SLUICE_WAIT.)  Nothing can bring it back: say why and stop. */
 static void p2p_dropped(void)
 {
     char msg[200];
     snprintf(msg, sizeof msg,
-             "p2p: rank %d dropped incoming message(s): out of unexpected-message buffers "
-             "(SLUICE_BOUNCE_SIZE, %zu bytes each; a message must fit in one) or events",
-             P.rank, P.bounce_size);
+             "p2p: rank %d dropped incoming message(s): its event queue (%d events) or its "
+             "unexpected-message headers were full",
+             P.rank, P2P_EQ_SIZE);
     boot_abort(P.boot, 75, msg);
 }
 
@@ -195,12 +197,17 @@ void p2p_rr_drain(void)
     }
 }
 
-/* Housekeeping every 64 passes: hints, and drops (fatal anyway). */
-static void p2p_tick(void)
+/* Housekeeping: hints, and failed transfers (fatal anyway). */
+static void p2p_housekeeping(void)
 {
-    if ((++P.progress_calls & 63) != 0) return;
     p2p_rr_drain();
     p2p_check_drops();
+}
+
+/* ... every 64 passes. */
+static void p2p_tick(void)
+{
+    if ((++P.progress_calls & 63) == 0) p2p_housekeeping();
 }
 
 int p2p_progress(void)
@@ -232,8 +239,7 @@ sl_status_t p2p_wait_progress(int timeout_ms)
         return SL_OK;
     }
     if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
-    p2p_rr_drain(); /* idle: a good moment for the housekeeping */
-    p2p_check_drops();
+    p2p_housekeeping(); /* idle: a good moment for it */
     return SL_OK;
 }
 

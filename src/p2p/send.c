@@ -1,7 +1,8 @@
 /* The sender side: protocol choice (paper 003 Table 1, DESIGN.md §4) and
  * each protocol's first steps.
  *
- *   EAGER      one put of the whole message (kind EAGER); done at SEND.
+ *   EAGER      one put of the whole message (kind EAGER), no ack; done when
+ *              PtlPut returns (up to the volatile size) or at SEND.
  *   SEND_RNDV  the buffer is exposed to gets (PT 10, match bits = nonce,
  *              match id = receiver); the first eager_limit bytes go with a
  *              put of kind RNDV, hdr_data = nonce << 40 | length; the
@@ -155,6 +156,15 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     if (!P.up || !out || (len && !buf) || dst < 0 || dst >= P.size || tag < 0 ||
         ctx > P2P_CTX_MAX || len > RV_LEN_MASK)
         return SL_ERR_INVALID;
+    if (P.proto == P2P_PROTO_EAGER && len > P.bounce_size) {
+        /* (only forced eager: the eager limit is at most half a bounce
+         * buffer) unexpected, it would wait for its receive in the
+         * receiver's engine and hold back everything behind it */
+        sl_log_error("p2p: a %zu-byte message cannot be sent eagerly (SLUICE_PROTOCOL=eager): "
+                     "a bounce buffer holds %zu bytes (SLUICE_BOUNCE_SIZE)",
+                     len, P.bounce_size);
+        return SL_ERR_CONFIG;
+    }
     p2p_req_t *r = p2p_req_new(RQ_SEND, (void *)buf, len);
     if (!r) return SL_ERR_NOMEM;
     /* absorb RECEIVER_READYs that have come in before looking for one */
@@ -168,15 +178,6 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     p2p_proto_t proto = choose(len, sync, rr);
     if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
         proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
-    if (proto == P2P_PROTO_EAGER && len > P.bounce_size) {
-        /* forced eager only (the eager limit is at most half a bounce
-         * buffer): unexpected, it would wait for its receive in the
-         * receiver's engine and hold back everything behind it */
-        sl_log_error("p2p: a %zu-byte message cannot be sent eagerly (SLUICE_PROTOCOL=eager): "
-                     "a bounce buffer holds %zu bytes (SLUICE_BOUNCE_SIZE)",
-                     len, P.bounce_size);
-        proto = P2P_PROTO_AUTO; /* not sent */
-    }
     switch (proto) {
     case P2P_PROTO_EAGER: st = send_eager(r, dst, ctx, tag, sync), P.stats.eager++; break;
     case P2P_PROTO_HYBRID: st = send_hybrid(r, dst, ctx, tag), P.stats.hybrid++; break;
@@ -185,7 +186,6 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
         P.stats.rr_used += rr;
         break;
     case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
-    case P2P_PROTO_AUTO: st = SL_ERR_CONFIG; break;
     default: st = send_rndv(r, dst, ctx, tag, P.eager_limit), P.stats.send_rndv++; break;
     }
     if (st != SL_OK) {
