@@ -26,6 +26,10 @@
     X(CMA, "SLUICE_CMA", INT, "1", 0, 1,                                                    \
       "bulk get/put by cross-memory attach (process_vm_readv/writev); 0 forces the "        \
       "staged copy through shared memory")                                                  \
+    X(BULK_SPLIT, "SLUICE_BULK_SPLIT", INT, "262144", 0, 1099511627776,                    \
+      "a cross-memory-attach copy of at least this many bytes is split with the peer it "   \
+      "copies to or from: both processes copy pieces (64-256 KiB) from either end, so two "  \
+      "CPUs move the data when the peer is waiting in the library; 0 = the target copies alone")\
     X(STAGE_CHUNK, "SLUICE_STAGE_CHUNK", INT, "262144", 4096, 67108864,                     \
       "bytes per staging buffer of the staged bulk copy (two per channel, pipelined)")      \
     X(STAGE_CHANNELS, "SLUICE_STAGE_CHANNELS", INT, "4", 1, 64,                             \

@@ -1,5 +1,6 @@
 /* One-sided bulk copies.  Cross-memory attach (process_vm_readv/writev)
- * copies once, in the caller's context.  Where the kernel refuses it (or
+ * copies once, in the caller's context, large copies split with the peer
+ * (below).  Where the kernel refuses it (or
  * SLUICE_CMA=0), the copy is pipelined through two staging buffers of a
  * channel in the initiator's segment: the initiator and the target each copy
  * one chunk while the other copies the previous one. */
@@ -8,6 +9,7 @@
 #include "wire/wire_int.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -34,8 +36,10 @@ void bulk_init(wire_t *w)
 {
     uint32_t chans = w->hdr->stage_chans;
     w->chan_free = chans >= 64 ? ~0ull : ((1ull << chans) - 1);
-    long cma = 1;
+    long cma = 1, split = 0;
     sl_param_int(SL_PARAM_CMA, &cma);
+    sl_param_int(SL_PARAM_BULK_SPLIT, &split);
+    w->split_min = (size_t)split;
     for (int r = 0; r < w->size; r++)
         if (r != w->rank) w->peers[r].cma = cma && bulk_cma_probe(w, r);
 }
@@ -61,15 +65,15 @@ bool wire_peer_uses_cma(const wire_t *w, int peer)
     return peer >= 0 && peer < w->size && peer != w->rank && w->peers[peer].cma;
 }
 
-static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
+/* One cross-memory-attach copy between laddr here and raddr in pid. */
+static sl_status_t cma_copy(pid_t pid, int kind, char *laddr, uint64_t raddr, size_t len)
 {
-    wire_peer_t *p = &w->peers[op->peer];
     size_t done = 0;
-    while (done < op->len) {
-        struct iovec l = {op->laddr + done, op->len - done};
-        struct iovec r = {(void *)(uintptr_t)(op->raddr + done), op->len - done};
-        ssize_t n = op->kind == BULK_GET ? process_vm_readv(p->pid, &l, 1, &r, 1, 0)
-                                         : process_vm_writev(p->pid, &l, 1, &r, 1, 0);
+    while (done < len) {
+        struct iovec l = {laddr + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
+        ssize_t n = kind == BULK_GET ? process_vm_readv(pid, &l, 1, &r, 1, 0)
+                                     : process_vm_writev(pid, &l, 1, &r, 1, 0);
         if (n > 0) {
             done += (size_t)n;
             continue;
@@ -80,6 +84,137 @@ static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
         return SL_ERR_SYS;
     }
     return SL_OK;
+}
+
+/* ---- split copies ----------------------------------------------------------------------------
+ * One process copying a large message runs at one CPU's copy rate while the
+ * peer, often waiting for that very message, idles.  A copy of at least
+ * SLUICE_BULK_SPLIT bytes is cut into pieces of an eighth of it (64-256 KiB:
+ * a system call per piece costs, each piece's page pinning and copy is
+ * 5 GB/s at 16 KiB, 9 at 64 KiB, 11.4 at 256 KiB here); we take pieces
+ * from the front, and invite the peer (a lazy packet: it wakes an
+ * application thread waiting in the library, not a progress thread) to take
+ * pieces from the back with the mirror-image copy (it reads what we would
+ * write, writes what we would read).  Both claim through one word in our
+ * segment, so a peer that comes late finds nothing left and we have copied
+ * everything; we only ever wait for pieces the peer has claimed.  The
+ * generation in the word keeps a stale invitation from touching a later
+ * copy. */
+#define SPLIT_PIECE_MIN ((size_t)64 << 10)
+#define SPLIT_PIECE_MAX ((size_t)256 << 10)
+#define SPLIT_BITS 20
+#define SPLIT_MASK ((1ull << SPLIT_BITS) - 1)
+#define SPLIT_GEN(c) ((uint32_t)((c) >> (2 * SPLIT_BITS)))
+#define SPLIT_LO(c) ((size_t)((c) >> SPLIT_BITS & SPLIT_MASK))
+#define SPLIT_HI(c) ((size_t)((c)&SPLIT_MASK))
+
+static size_t split_piece(size_t len)
+{
+    size_t p = (len / 8 + 4095) & ~(size_t)4095;
+    return p < SPLIT_PIECE_MIN ? SPLIT_PIECE_MIN : p > SPLIT_PIECE_MAX ? SPLIT_PIECE_MAX : p;
+}
+
+/* Claim the next piece from the front (front) or the back; false when
+ * none is left or the generation moved on. */
+static bool split_claim(_Atomic uint64_t *cursor, uint32_t gen, bool front, size_t *piece)
+{
+    uint64_t c = atomic_load_explicit(cursor, memory_order_acquire);
+    for (;;) {
+        if (SPLIT_GEN(c) != gen || SPLIT_LO(c) >= SPLIT_HI(c)) return false;
+        uint64_t next = front ? c + (1ull << SPLIT_BITS) : c - 1;
+        if (atomic_compare_exchange_weak_explicit(cursor, &c, next, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            *piece = front ? SPLIT_LO(c) : SPLIT_HI(c) - 1;
+            return true;
+        }
+    }
+}
+
+/* Wait until the peer has finished the `claimed` pieces it took.  It is
+ * copying them right now (claims are made just before the copy), so this
+ * is short unless it was descheduled, or has died. */
+static sl_status_t split_wait_peer(wire_t *w, int peer, uint32_t claimed)
+{
+    shm_hdr_t *h = w->hdr;
+    for (unsigned spins = 0;
+         atomic_load_explicit(&h->split_done, memory_order_acquire) < claimed; spins++) {
+        if (spins < 1000) {
+            sl_cpu_relax();
+            continue;
+        }
+        sched_yield();
+        if (spins % 1024 == 0 && shm_check_dead(w) && atomic_load(&w->peers[peer].dead))
+            return SL_ERR_PEER_DEAD;
+    }
+    return atomic_load_explicit(&h->split_failed, memory_order_relaxed) ? SL_ERR_SYS : SL_OK;
+}
+
+static sl_status_t bulk_split(wire_t *w, wire_bulk_t *op, size_t piece, size_t pieces)
+{
+    wire_peer_t *p = &w->peers[op->peer];
+    shm_hdr_t *h = w->hdr;
+    uint32_t gen = w->split_gen = (w->split_gen + 1) & 0xffffff;
+    atomic_store_explicit(&h->split_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->split_failed, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->split_cursor, (uint64_t)gen << (2 * SPLIT_BITS) | pieces,
+                          memory_order_release);
+    split_req_t req = {.gen = gen, .kind = (uint32_t)op->kind,
+                       .laddr = (uint64_t)(uintptr_t)op->laddr, .raddr = op->raddr,
+                       .len = op->len, .piece = piece};
+    struct iovec iov = {&req, sizeof req};
+    (void)wire_send_internal_lazy(w, op->peer, WIRE_T_SPLIT, &iov, 1); /* help is optional */
+    sl_status_t st = SL_OK;
+    uint32_t mine = 0;
+    size_t i;
+    while (st == SL_OK && split_claim(&h->split_cursor, gen, true, &i)) {
+        st = cma_copy(p->pid, op->kind, op->laddr + i * piece, op->raddr + i * piece,
+                      chunk_len(op->len, piece, i));
+        mine++;
+    }
+    /* close the cursor (after a failure pieces may be left), then count
+     * what the peer took */
+    uint64_t c = atomic_exchange_explicit(&h->split_cursor, (uint64_t)gen << (2 * SPLIT_BITS),
+                                          memory_order_acq_rel);
+    uint32_t left = SPLIT_GEN(c) == gen && SPLIT_LO(c) < SPLIT_HI(c)
+                        ? (uint32_t)(SPLIT_HI(c) - SPLIT_LO(c)) : 0;
+    uint32_t theirs = (uint32_t)pieces - mine - left;
+    if (theirs) WIRE_STAT_INC(w, split_pieces_peer, theirs);
+    sl_status_t pst = split_wait_peer(w, op->peer, theirs);
+    return st != SL_OK ? st : pst;
+}
+
+static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
+{
+    size_t piece = split_piece(op->len), pieces = chunk_count(op->len, piece);
+    if (w->split_min && op->len >= w->split_min && pieces >= 2 && pieces <= SPLIT_MASK) {
+        WIRE_STAT_INC(w, split_copies, 1);
+        return bulk_split(w, op, piece, pieces);
+    }
+    return cma_copy(w->peers[op->peer].pid, op->kind, op->laddr, op->raddr, op->len);
+}
+
+/* The peer's invitation: take pieces from the back of its split copy while
+ * any are left.  Our side of the copy is the mirror image of the peer's:
+ * where it reads from us (BULK_GET) we write to it, and the reverse. */
+void bulk_split_help(wire_t *w, int src, const void *data, size_t len)
+{
+    split_req_t req;
+    wire_peer_t *p = &w->peers[src];
+    if (len != sizeof req || !p->cma) return;
+    memcpy(&req, data, sizeof req);
+    if (req.piece < SPLIT_PIECE_MIN || req.piece > SPLIT_PIECE_MAX) return;
+    int kind = req.kind == BULK_GET ? BULK_PUT : BULK_GET;
+    shm_hdr_t *h = p->hdr;
+    size_t i;
+    for (bool first = true; split_claim(&h->split_cursor, req.gen, false, &i); first = false) {
+        if (first) shm_test_crash(w, "split-help"); /* dies holding a claimed piece */
+        size_t off = i * req.piece;
+        sl_status_t st = cma_copy(p->pid, kind, (char *)(uintptr_t)(req.raddr + off),
+                                  req.laddr + off, chunk_len(req.len, req.piece, i));
+        if (st != SL_OK) atomic_store_explicit(&h->split_failed, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&h->split_done, 1, memory_order_release);
+        WIRE_STAT_INC(w, split_pieces_helped, 1);
+    }
 }
 
 static void bulk_finish(wire_bulk_t *op, sl_status_t st)

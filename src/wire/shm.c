@@ -60,7 +60,7 @@ static size_t shm_heap_size(const wire_t *w)
 }
 
 /* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
-static void shm_test_crash(const wire_t *w, const char *point)
+void shm_test_crash(const wire_t *w, const char *point)
 {
     const char *spec = sl_param_str(SL_PARAM_TEST_CRASH);
     char want[64];

@@ -21,3 +21,6 @@ WIRE_STAT_FIELD_(puts)
 WIRE_STAT_FIELD_(bulk_bytes)
 WIRE_STAT_FIELD_(staged_ops)       /* bulk copies that went through staging */
 WIRE_STAT_FIELD_(heap_copies)      /* bulk copies on a peer's shared heap (memcpy) */
+WIRE_STAT_FIELD_(split_copies)     /* bulk copies split with the peer (SLUICE_BULK_SPLIT) */
+WIRE_STAT_FIELD_(split_pieces_peer)   /* pieces of our split copies the peer copied */
+WIRE_STAT_FIELD_(split_pieces_helped) /* pieces of peers' split copies we copied */

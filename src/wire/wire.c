@@ -331,6 +331,12 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
     return wire_send_x(w, dst, type, iov, iovcnt, false);
 }
 
+sl_status_t wire_send_internal_lazy(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                                    int iovcnt)
+{
+    return wire_send_x(w, dst, type, iov, iovcnt, true);
+}
+
 static sl_status_t send_args(const wire_t *w, int dst, uint8_t type, const struct iovec *iov,
                              int iovcnt)
 {
@@ -364,6 +370,10 @@ void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *d
 {
     if (type == WIRE_T_STAGE) {
         bulk_stage_request(w, src, data, len);
+        return;
+    }
+    if (type == WIRE_T_SPLIT) {
+        bulk_split_help(w, src, data, len);
         return;
     }
     wire_frag_t f = {.src = src, .type = type, .first = (flags & PF_FIRST) != 0,

@@ -12,13 +12,13 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 1u
+#define SHM_VERSION 2u
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
 #define SHM_PIGGY_BYTES 2u
 
 /* Packet types the wire uses itself (above WIRE_TYPE_USER_MAX). */
-enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1 };
+enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1, WIRE_T_SPLIT = 0xf2 };
 /* Packet flags. */
 enum { PF_FIRST = 1, PF_LAST = 2, PF_PIGGY = 4 };
 
@@ -39,8 +39,9 @@ _Static_assert(sizeof(shm_pkt_hdr_t) == SHM_PKT_HDR, "packet header layout");
 #define SHM_SEQ(pos) (0x80000000u | (uint32_t)((pos) & 0x7fffffffu))
 
 /* Start of every rank's segment.  Written once by the owner before the
- * attach fence, except the futex/sleepers line (owner and wakers) and the
- * tail line (senders' fetch-and-add). */
+ * attach fence, except the futex/sleepers line (owner and wakers), the
+ * tail line (senders' fetch-and-add) and the split-copy line (owner and
+ * the peer helping with its copy). */
 typedef struct shm_hdr {
     uint64_t magic;
     uint32_t version, rank, job_size, pid;
@@ -54,6 +55,13 @@ typedef struct shm_hdr {
     _Atomic uint32_t app_sleepers; /* of those, application threads (not the progress thread) */
     SL_ALIGNED_LINE _Atomic uint64_t tail;     /* next free ring position */
     SL_ALIGNED_LINE _Atomic uint64_t head;     /* owner's read position (for checks) */
+    /* The owner's current split copy (bulk.c): split_cursor = generation
+     * << 40 | next piece from the front << 20 | end of the pieces left at
+     * the back; the owner takes from the front, the helping peer from the
+     * back.  split_done counts the pieces the peer has finished,
+     * split_failed is set when one of them failed. */
+    SL_ALIGNED_LINE _Atomic uint64_t split_cursor;
+    _Atomic uint32_t split_done, split_failed;
 } shm_hdr_t;
 
 /* One staging channel of the pipelined fallback copy: two buffers, each
@@ -70,6 +78,14 @@ typedef struct stage_req {
     uint32_t rsvd;
     uint64_t raddr, len;
 } stage_req_t;
+
+/* Ask the peer to help with a split copy: the pieces of generation gen
+ * between our laddr and its raddr (kind: what we do, BULK_GET reads from
+ * it, BULK_PUT writes to it). */
+typedef struct split_req {
+    uint32_t gen, kind;
+    uint64_t laddr, raddr, len, piece;
+} split_req_t;
 
 /* A target-side staged copy (the peer asked us to feed or drain its channel). */
 typedef struct stage_job {
@@ -161,6 +177,9 @@ struct wire {
     stage_job_t *jobs;                 /* peers' staged ops we serve */
     _Atomic int stage_active;
 
+    size_t split_min;     /* SLUICE_BULK_SPLIT: smallest copy to split (0: never) */
+    uint32_t split_gen;   /* generation of our last split copy (24 bits) */
+
     pthread_mutex_t heap_lock;  /* our shared heap's allocator */
     struct heap_ext *heap_free, *heap_used;
 
@@ -183,10 +202,15 @@ int shm_drain(wire_t *w, int budget);
 bool shm_ring_ready(wire_t *w);
 void shm_wake(wire_t *w, shm_hdr_t *h);
 bool shm_check_dead(wire_t *w);
+/* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
+void shm_test_crash(const wire_t *w, const char *point);
 
 /* wire.c */
 sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
                                int iovcnt);
+/* The same as wire_send_lazy, for the wire's own packet types. */
+sl_status_t wire_send_internal_lazy(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
+                                    int iovcnt);
 void wire_credits_arrived(wire_t *w, int peer, uint32_t credits);
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data,
                   size_t len);
@@ -201,6 +225,7 @@ char *heap_translate(const wire_t *w, int peer, uint64_t raddr, size_t len);
 void bulk_init(wire_t *w);
 bool bulk_cma_probe(wire_t *w, int peer);
 void bulk_stage_request(wire_t *w, int src, const void *data, size_t len);
+void bulk_split_help(wire_t *w, int src, const void *data, size_t len);
 int bulk_progress(wire_t *w);
 bool bulk_has_work(wire_t *w);
 void bulk_fini(wire_t *w);

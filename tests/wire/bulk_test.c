@@ -1,7 +1,10 @@
 /* One-sided get/put integrity from 1 B to 64 MiB, odd sizes, misaligned on
  * both sides, on whichever path the environment selects (cross-memory attach
  * by default, the staged copy with SLUICE_CMA=0, a plain memcpy through the
- * peer's shared heap with "heap"; ctest runs all three).
+ * peer's shared heap with "heap"; ctest runs all three).  Cross-memory
+ * attach copies from SLUICE_BULK_SPLIT bytes on are split with the peer
+ * (which waits in the wire here): the pieces the peer copied are counted on
+ * both sides and must agree, and be > 0 (= 0 with SLUICE_BULK_SPLIT=0).
  * usage: bulk_test [cma|staged|heap] */
 #include "util/status.h"
 #include "wtest.h"
@@ -10,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_ADDR = 1, T_GO = 2, T_ACK = 3 };
+enum { T_ADDR = 1, T_GO = 2, T_ACK = 3, T_HELPED = 4 };
 #define BIG (64u << 20)
 #define SLACK 64
 
@@ -99,7 +102,23 @@ int main(int argc, char **argv)
     }
     wire_stats_t s;
     wire_get_stats(c.wire, &s);
+    if (c.rank == 1) {
+        CHECK_EQ(s.split_copies, 0); /* it only helps */
+        wt_send(&c, 0, T_HELPED, &s.split_pieces_helped, sizeof s.split_pieces_helped);
+    }
     if (c.rank == 0) {
+        wt_msg_t *h = wt_recv_from(&c, peer, T_HELPED);
+        uint64_t helped;
+        memcpy(&helped, h->data, sizeof helped);
+        free(h);
+        CHECK_EQ(helped, s.split_pieces_peer);
+        const char *split = getenv("SLUICE_BULK_SPLIT");
+        if (split && !strcmp(split, "0")) {
+            CHECK_EQ(s.split_copies, 0);
+        } else if (cma && !heap) { /* 16 and 64 MiB copies at least, the peer waiting */
+            CHECK(s.split_copies >= 2);
+            CHECK(s.split_pieces_peer > 0);
+        }
         if (heap) {
             CHECK_EQ(s.heap_copies, s.gets + s.puts);
             CHECK_EQ(s.staged_ops, 0);
@@ -108,9 +127,11 @@ int main(int argc, char **argv)
             if (cma) CHECK_EQ(s.staged_ops, 0);
             else CHECK(s.staged_ops == s.gets + s.puts);
         }
-        printf("bulk: %llu gets and %llu puts, %llu bytes, via %s\n",
+        printf("bulk: %llu gets and %llu puts, %llu bytes, %llu split (%llu pieces by the "
+               "peer), via %s\n",
                (unsigned long long)s.gets, (unsigned long long)s.puts,
-               (unsigned long long)s.bulk_bytes,
+               (unsigned long long)s.bulk_bytes, (unsigned long long)s.split_copies,
+               (unsigned long long)s.split_pieces_peer,
                heap ? "the shared heap" : cma ? "cross-memory attach" : "staging");
         /* invalid arguments */
         wire_bulk_t op;

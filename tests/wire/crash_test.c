@@ -4,14 +4,50 @@
  *                segment names still exist (before every rank attached);
  *   mode "run":  rank 1 kills itself after set-up while rank 0 waits for a
  *                message; rank 0 ignores SIGTERM so it lives long enough to
- *                show that the wire turns the death into SL_ERR_PEER_DEAD.
- * usage: crash_test KEYFILE init|run */
+ *                show that the wire turns the death into SL_ERR_PEER_DEAD;
+ *   mode "split": rank 0 reads 64 MiB from rank 1, a copy it splits with
+ *                rank 1 (SLUICE_BULK_SPLIT), and rank 1 dies holding a piece
+ *                (SLUICE_TEST_CRASH=1:split-help): rank 0's wire_get returns
+ *                SL_ERR_PEER_DEAD instead of waiting for the piece forever.
+ * usage: crash_test KEYFILE init|run|split */
 #include "util/status.h"
 #include "wtest.h"
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+enum { T_ADDR = 1, T_NEVER = 2 };
+#define SPLIT_LEN (64u << 20)
+
+static int split_crash(wt_ctx_t *c)
+{
+    char *buf = calloc(1, SPLIT_LEN);
+    CHECK(buf != NULL);
+    if (c->rank == 1) {
+        uint64_t a = (uint64_t)(uintptr_t)buf;
+        wt_send(c, 0, T_ADDR, &a, sizeof a);
+        wt_recv_from(c, 0, T_NEVER); /* helps with rank 0's copy, and dies doing it */
+        CHECK_MSG(0, "rank 1 survived");
+    }
+    wt_msg_t *m = wt_recv_from(c, 1, T_ADDR);
+    uint64_t raddr;
+    memcpy(&raddr, m->data, sizeof raddr);
+    free(m);
+    /* rank 1 takes part in one of these copies (it waits in the wire) */
+    sl_status_t st = SL_OK;
+    for (int i = 0; i < 50 && st == SL_OK; i++) {
+        wire_bulk_t op;
+        st = wire_get(c->wire, 1, raddr, buf, SPLIT_LEN, &op);
+        if (st == SL_INPROGRESS) st = wire_bulk_wait(c->wire, &op);
+    }
+    CHECK_MSG(st == SL_ERR_PEER_DEAD, "wire_get returned %s, expected SL_ERR_PEER_DEAD",
+              sl_status_name(st));
+    printf("rank 0: split copy failed with SL_ERR_PEER_DEAD\n");
+    fflush(stdout);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,6 +64,7 @@ int main(int argc, char **argv)
     /* nobody dies before the key is on record */
     CHECK_OK(boot_fence(c.boot));
     CHECK_OK(wt_wire(&c)); /* "init": rank 1 dies in here */
+    if (strcmp(argv[2], "split") == 0) return split_crash(&c);
     CHECK(strcmp(argv[2], "run") == 0);
     if (c.rank == 1) raise(SIGKILL);
     if (c.rank == 0) {

@@ -27,4 +27,13 @@ grep -q "peer death detected" "$tmp/out" || fail "survivor's wire did not report
 key=$(cat "$tmp/key")
 [ -z "$(leftovers "$key")" ] || fail "run crash left segments: $(leftovers "$key")"
 echo "run crash: exit 137, survivor got SL_ERR_PEER_DEAD, /dev/shm clean (job $key)"
+# 3. A rank dies in the middle of its part of a split bulk copy.
+SLUICE_TEST_CRASH=1:split-help SLUICE_BULK_SPLIT=262144 "$run" -n 2 --grace 5 "$exe" "$tmp/key" split \
+    >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" -eq 137 ] || fail "split crash: exit status $rc, expected 137"
+grep -q "split copy failed with SL_ERR_PEER_DEAD" "$tmp/out" || fail "split crash: no SL_ERR_PEER_DEAD"
+key=$(cat "$tmp/key")
+[ -z "$(leftovers "$key")" ] || fail "split crash left segments: $(leftovers "$key")"
+echo "split crash: exit 137, the copying rank got SL_ERR_PEER_DEAD, /dev/shm clean (job $key)"
 echo "1 passed, 0 failed"
