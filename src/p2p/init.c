@@ -184,6 +184,7 @@ sl_status_t p2p_init(int *rank, int *size)
     if (st != SL_OK) goto err_ptl;
     P.rank = boot_get_info(P.boot)->rank;
     P.size = boot_get_info(P.boot)->size;
+    sl_list_init(&P.hybrids);
     /* MPI programs may post many receives and leave many messages
      * unexpected: ask for the engine's largest lists */
     ptl_ni_limits_t want = {.max_entries = INT32_MAX, .max_unexpected_headers = INT32_MAX,
@@ -222,10 +223,10 @@ static void print_stats(void)
     const p2p_stats_t *s = &P.stats;
     fprintf(stderr,
             "sluice p2p rank %d [%s]: eager %lu hybrid %lu send_rndv %lu recv_rndv %lu "
-            "(fallback %lu) traditional %lu; RECEIVER_READY sent %lu used %lu stale %lu lost %lu; pulls "
+            "(fallback %lu) traditional %lu; HYBRID copies released by counter %lu by FIN %lu; RECEIVER_READY sent %lu used %lu stale %lu lost %lu; pulls "
             "triggered %lu host %lu (at most %lu gets out)\n",
             P.rank, p2p_proto_name(P.proto), s->eager, s->hybrid, s->send_rndv, s->recv_rndv,
-            s->rdata_fallback, s->traditional, s->rr_sent, s->rr_used, s->rr_stale, s->rr_lost,
+            s->rdata_fallback, s->traditional, s->hybrid_by_counter, s->hybrid_by_fin, s->rr_sent, s->rr_used, s->rr_stale, s->rr_lost,
             s->pulls_triggered, s->pulls_host, s->pull_max_inflight);
 }
 
@@ -240,8 +241,8 @@ sl_status_t p2p_fini(void)
         PtlCTWait(P.acks, P.sends, &acks);
     }
     uint64_t deadline = sl_now_ns() + 60ull * 1000000000;
-    while (P.hybrid_pending > 0 && sl_now_ns() < deadline)
-        if (p2p_wait_progress(1000) != SL_OK) break;
+    for (p2p_hybrid_reap(); P.hybrid_pending > 0 && sl_now_ns() < deadline; p2p_hybrid_reap())
+        if (p2p_wait_progress(10) != SL_OK) break; /* counters wake nobody: look again */
     if (P.hybrid_pending)
         sl_log_error("p2p: rank %d finalizes with %u HYBRID send(s) never received", P.rank,
                      P.hybrid_pending);
@@ -258,7 +259,7 @@ sl_status_t p2p_fini(void)
     for (unsigned i = 0; i < P.n_nonces; i++) /* copies nobody read (reported above) */
         if (P.nonces[i] && P.nonces[i]->kind == RQ_HYBRID) {
             free(P.nonces[i]->buf);
-            free(P.nonces[i]);
+            free(P.nonces[i]); /* its counter went with the NI */
         }
     free(P.nonces);
     p2p_seq_fini();

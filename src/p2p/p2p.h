@@ -78,6 +78,9 @@ typedef struct p2p_stats {
         rr_used, rr_stale, rr_lost;
     unsigned long pulls_triggered, pulls_host; /* receiver side: how pulls were chained */
     unsigned long pull_max_inflight;           /* most gets a host-chained pull had out */
+    /* sender side: HYBRID copies released because their counter showed every
+     * byte read, and by a FIN (truncating receive, or no counter to spare) */
+    unsigned long hybrid_by_counter, hybrid_by_fin;
 } p2p_stats_t;
 void p2p_get_stats(p2p_stats_t *out);
 

@@ -10,6 +10,7 @@
 #define SL_P2P_INT_H
 
 #include "boot/boot.h"
+#include "util/list.h"
 #include "p2p/p2p.h"
 #include "portals4.h"
 
@@ -25,7 +26,9 @@
 #define MB_RESERVED_MASK (0xfffull << 48)
 /* RDATA has the top bit alone: bounce buffers take every other kind, the
  * zero-length catcher only RDATA (a direct put whose receive has gone) */
-enum { KIND_EAGER = 1, KIND_RNDV = 2, KIND_RTS = 3, KIND_RDATA = 8 };
+/* KIND_HYBRID is a header-only RNDV whose copy the sender releases when its
+ * counter shows every byte read (no FIN unless the receive truncates) */
+enum { KIND_EAGER = 1, KIND_RNDV = 2, KIND_RTS = 3, KIND_HYBRID = 4, KIND_RDATA = 8 };
 #define MB_RDATA_BIT (1ull << 63)
 
 /* hdr_data of RNDV, RTS and RDATA: sender nonce << 40 | message length
@@ -87,9 +90,11 @@ struct p2p_req {
     size_t rv_next, rv_end;
     ptl_handle_me_t rv_me; /* traditional receive: the exposed buffer */
     bool rv_trig;          /* a triggered pull: its own MD and reply counter */
+    bool rv_quiet;         /* a pull of a whole HYBRID copy: no FIN (the copy's counter) */
+    sl_list_t hlink;       /* HYBRID copies released by counter: in P.hybrids */
     uint64_t rv_t0, rv_tau; /* slow-sink emulation: pull start, first chunk's time */
     ptl_handle_md_t rv_md;
-    ptl_handle_ct_t rv_ct;
+    ptl_handle_ct_t rv_ct; /* pulls: replies; HYBRID copies: bytes read by the receiver */
 };
 
 typedef struct bounce {
@@ -124,6 +129,7 @@ typedef struct p2p_state {
     unsigned n_nonces, used_nonces, next_nonce;
     size_t hybrid_bytes;     /* bytes in library copies of HYBRID sends */
     unsigned hybrid_pending; /* library copies not yet read by their receiver */
+    sl_list_t hybrids;       /* of those, the ones with a byte counter */
     unsigned wild_pending;   /* wildcard receives whose source/tag is unresolved */
     unsigned progress_calls;
     p2p_stats_t stats;
@@ -155,6 +161,8 @@ unsigned p2p_kind(ptl_match_bits_t mb);
 void p2p_send_cts(const ptl_event_t *ev); /* a CTS reached a traditional sender */
 void p2p_send_ack(p2p_req_t *r, const ptl_event_t *ev); /* ACK of an RDATA put */
 void p2p_send_fin(unsigned nonce);
+/* Release the HYBRID copies whose receiver has read every byte. */
+void p2p_hybrid_reap(void);
 
 /* recv.c */
 void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev);

@@ -119,7 +119,8 @@ static void sync_notice(const ptl_event_t *ev)
 {
     if (ev->hdr_data & NT_FIN) p2p_send_fin((unsigned)(ev->hdr_data & RV_NONCE_MASK));
     else if (ev->hdr_data & NT_CTS) p2p_send_cts(ev);
-    else p2p_req_event((p2p_req_t *)(uintptr_t)ev->hdr_data); /* it matched */
+    else if (ev->hdr_data) p2p_req_event((p2p_req_t *)(uintptr_t)ev->hdr_data); /* it matched */
+    /* 0: the empty notice that ends a triggered pull of a HYBRID copy */
 }
 
 static void put_event(const ptl_event_t *ev)
@@ -202,6 +203,7 @@ static void p2p_housekeeping(void)
 {
     p2p_rr_drain();
     p2p_check_drops();
+    p2p_hybrid_reap();
 }
 
 /* ... every 64 passes. */

@@ -3,16 +3,18 @@
  * buffer with gets of rdrp_chunk bytes, at most rdrp_inflight outstanding;
  * each reply starts the next get, so the transfer runs at the pace of the
  * slowest of sender, path and receiver, with at most inflight x chunk
- * bytes in flight.  FIN tells the sender its buffer has been read.
+ * bytes in flight.  FIN tells the sender its buffer has been read; not
+ * after reading a whole HYBRID copy (rv_quiet), whose counter tells it.
  *
  * Two ways to chain the gets:
  *  - triggered (default, SLUICE_RDRP_TRIGGERED=1; DESIGN.md §4): the pull
  *    gets its own MD over the receive buffer with a counter of replies.
  *    The first `inflight` gets are issued at once, get c+i is a triggered
  *    get at threshold i on that counter, and FIN is a triggered put at
- *    threshold n (all chunks replied).  The engine then runs the whole pull
+ *    threshold n (all chunks replied; for a whole HYBRID copy an empty
+ *    notice to ourselves instead).  The engine then runs the whole pull
  *    with no host involvement (its progress thread while the application
- *    computes); the FIN's SEND event completes the receive.  Success events
+ *    computes); that put's SEND event completes the receive.  Success events
  *    are off; a failed get still counts (triggers fire on success +
  *    failure) and its failure event marks the receive in error.
  *  - host-chained (SLUICE_RDRP_TRIGGERED=0, or when the engine is out of
@@ -47,7 +49,8 @@ static void pump(p2p_req_t *r)
         if (r->rv_inflight > P.stats.pull_max_inflight) P.stats.pull_max_inflight = r->rv_inflight;
     }
     if (r->rv_inflight == 0 && r->rv_next >= r->rv_end) {
-        p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
+        /* a failed get can leave a HYBRID copy's count short: FIN */
+        if (!r->rv_quiet || r->st.error != SL_OK) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
         r->done = true;
     }
 }
@@ -93,8 +96,11 @@ static bool trig_start(p2p_req_t *r)
         ok = PtlTriggeredGet(r->rv_md, off, len, r->rv_peer, P2P_RNDV_PT, r->rv_nonce, off, r,
                              r->rv_ct, i - c + 1) == PTL_OK;
     }
-    ok = ok && PtlTriggeredPut(P.md, 0, 0, PTL_NO_ACK_REQ, r->rv_peer, P2P_SYNC_PT, 0, 0, r,
-                               NT_FIN | r->rv_nonce, r->rv_ct, n) == PTL_OK;
+    /* the last step's SEND completes us: FIN to the sender, or (a whole
+     * HYBRID copy, whose counter releases it) an empty notice to ourselves */
+    ptl_process_t to = r->rv_quiet ? (ptl_process_t){.rank = (ptl_rank_t)P.rank} : r->rv_peer;
+    ok = ok && PtlTriggeredPut(P.md, 0, 0, PTL_NO_ACK_REQ, to, P2P_SYNC_PT, 0, 0, r,
+                               r->rv_quiet ? 0 : NT_FIN | r->rv_nonce, r->rv_ct, n) == PTL_OK;
     if (!ok) {
         PtlCTCancelTriggered(r->rv_ct);
         trig_release(r);

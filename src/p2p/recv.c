@@ -128,6 +128,10 @@ void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
     }
     switch (kind) {
     case KIND_RNDV: p2p_pull_start(r, ev->initiator, nonce, have, r->st.bytes); return;
+    case KIND_HYBRID: /* the copy's counter releases it: FIN only if we read less */
+        r->rv_quiet = r->st.bytes == sent;
+        p2p_pull_start(r, ev->initiator, nonce, 0, r->st.bytes);
+        return;
     case KIND_RDATA:
         if (ev->type == PTL_EVENT_PUT_OVERFLOW) /* its receive had gone: pull it */
             p2p_pull_start(r, ev->initiator, nonce, 0, r->st.bytes);

@@ -9,10 +9,16 @@
  *              receiver pulls the rest and sends FIN, which completes us.
  *   HYBRID     paper 003's hybrid: the message is copied to a library
  *              buffer, exposed, and announced by a header-only put of kind
- *              RNDV (SENDER_READY); the send completes at once and the
+ *              HYBRID (SENDER_READY); the send completes at once and the
  *              receiver pulls everything (nothing lands in its bounce
- *              buffers); FIN releases the copy.  At most P2P_HYBRID_BUDGET
- *              bytes of copies at a time; beyond that, SEND_RNDV.
+ *              buffers).  The notice that releases the copy rides on the
+ *              receiver's gets themselves: the exposed entry counts the
+ *              bytes read, and the copy goes when the count reaches the
+ *              length (p2p_hybrid_reap, run as housekeeping); no FIN, only
+ *              a receive that truncates sends one.  Without a counter to
+ *              spare the put is of kind RNDV and FIN releases the copy.
+ *              At most P2P_HYBRID_BUDGET bytes of copies at a time; beyond
+ *              that, SEND_RNDV.
  *   RECV_RNDV  a RECEIVER_READY for exactly this send is stored: the whole
  *              message goes in one put of kind RDATA with a full ack.  It
  *              lands in the posted receive (ack from the priority list:
@@ -54,18 +60,26 @@ static int put(p2p_req_t *r, const void *from, size_t len, ptl_ack_req_t ack, in
     return rc;
 }
 
-/* Expose r's buffer to dst's gets under a fresh nonce. */
-static sl_status_t expose(p2p_req_t *r, int dst)
+/* Expose r's buffer to dst's gets under a fresh nonce; with a counter ct,
+ * it counts the bytes read. */
+static sl_status_t expose_counted(p2p_req_t *r, int dst, ptl_handle_ct_t ct)
 {
     if (p2p_nonce_get(r) < 0) return SL_ERR_NOMEM;
-    ptl_me_t me = {.start = r->buf, .length = r->len, .ct_handle = PTL_CT_NONE,
+    unsigned opt = PTL_ME_OP_GET | PTL_ME_EVENT_COMM_DISABLE | PTL_ME_EVENT_LINK_DISABLE;
+    if (!PtlHandleIsEqual(ct, PTL_CT_NONE)) opt |= PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_CT_BYTES;
+    ptl_me_t me = {.start = r->buf, .length = r->len, .ct_handle = ct,
                    .uid = PTL_UID_ANY,
-                   .options = PTL_ME_OP_GET | PTL_ME_EVENT_COMM_DISABLE | PTL_ME_EVENT_LINK_DISABLE,
+                   .options = opt,
                    .match_id = {.rank = (ptl_rank_t)dst},
                    .match_bits = (ptl_match_bits_t)r->rv_nonce};
     int rc = PtlMEAppend(P.ni, P2P_RNDV_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
     if (rc != PTL_OK) p2p_nonce_drop(r);
     return p2p_ptl_status(rc);
+}
+
+static sl_status_t expose(p2p_req_t *r, int dst)
+{
+    return expose_counted(r, dst, PTL_CT_NONE);
 }
 
 static void unexpose(p2p_req_t *r)
@@ -79,8 +93,7 @@ static ptl_hdr_data_t rv_hdr(const p2p_req_t *r)
     return (ptl_hdr_data_t)r->rv_nonce << RV_LEN_BITS | (ptl_hdr_data_t)r->len;
 }
 
-/* SEND_RNDV, and the library side of HYBRID: expose, put the first
- * `first` bytes. */
+/* SEND_RNDV: expose, put the first `first` bytes. */
 static sl_status_t send_rndv(p2p_req_t *r, int dst, unsigned ctx, int tag, size_t first)
 {
     sl_status_t st = expose(r, dst);
@@ -92,6 +105,28 @@ static sl_status_t send_rndv(p2p_req_t *r, int dst, unsigned ctx, int tag, size_
     return p2p_ptl_status(rc);
 }
 
+/* The library side of HYBRID: the copy h, exposed with a byte counter when
+ * the engine has one to spare (kind HYBRID), else as a header-only RNDV
+ * that FIN releases. */
+static sl_status_t send_copy(p2p_req_t *h, int dst, unsigned ctx, int tag)
+{
+    h->rv_ct = PTL_CT_NONE;
+    if (PtlCTAlloc(P.ni, &h->rv_ct) != PTL_OK) h->rv_ct = PTL_CT_NONE;
+    bool counted = !PtlHandleIsEqual(h->rv_ct, PTL_CT_NONE);
+    sl_status_t st = expose_counted(h, dst, h->rv_ct);
+    int rc = PTL_OK;
+    if (st == SL_OK) {
+        h->waits = 2; /* SEND, and the counter or FIN */
+        rc = put(h, h->buf, 0, PTL_NO_ACK_REQ, dst,
+                 p2p_mbits(counted ? KIND_HYBRID : KIND_RNDV, ctx, tag), rv_hdr(h));
+        if (rc != PTL_OK) unexpose(h);
+        st = p2p_ptl_status(rc);
+    }
+    if (st != SL_OK && counted) PtlCTFree(h->rv_ct);
+    if (st == SL_OK && counted) sl_list_push_tail(&P.hybrids, &h->hlink);
+    return st;
+}
+
 static sl_status_t send_hybrid(p2p_req_t *r, int dst, unsigned ctx, int tag)
 {
     void *copy = malloc(r->len ? r->len : 1);
@@ -101,7 +136,7 @@ static sl_status_t send_hybrid(p2p_req_t *r, int dst, unsigned ctx, int tag)
         return SL_ERR_NOMEM;
     }
     memcpy(copy, r->buf, r->len);
-    sl_status_t st = send_rndv(h, dst, ctx, tag, 0);
+    sl_status_t st = send_copy(h, dst, ctx, tag);
     if (st != SL_OK) {
         free(copy);
         p2p_req_put(h);
@@ -176,6 +211,7 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     bool rr = p2p_seq_send(dst, ctx, tag, &seq);
     sl_status_t st;
     p2p_proto_t proto = choose(len, sync, rr);
+    if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET) p2p_hybrid_reap();
     if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
         proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
     switch (proto) {
@@ -211,14 +247,44 @@ sl_status_t p2p_issend(const void *buf, size_t len, int dst, int tag, unsigned c
 
 /* ---- later steps ---------------------------------------------------------------------------- */
 
-/* FIN: the receiver has read our exposed buffer. */
+/* The receiver is done with an exposed buffer (FIN, or a HYBRID copy's
+ * counter): unlink it and take the step. */
+static void exposed_done(p2p_req_t *r)
+{
+    if (PtlMEUnlink(r->me) != PTL_OK) sl_log_error("p2p: exposed buffer would not unlink");
+    if (r->kind == RQ_HYBRID) {
+        P.hybrid_bytes -= r->len;
+        if (!PtlHandleIsEqual(r->rv_ct, PTL_CT_NONE)) {
+            sl_list_remove(&r->hlink);
+            PtlCTFree(r->rv_ct);
+        }
+    }
+    p2p_req_event(r);
+}
+
+/* FIN: the receiver has read our exposed buffer (or, for a HYBRID copy
+ * with a counter, truncated it: the count would never complete). */
 void p2p_send_fin(unsigned nonce)
 {
     p2p_req_t *r = p2p_nonce_take(nonce);
     if (!r) return;
-    if (PtlMEUnlink(r->me) != PTL_OK) sl_log_error("p2p: exposed buffer would not unlink");
-    if (r->kind == RQ_HYBRID) P.hybrid_bytes -= r->len;
-    p2p_req_event(r);
+    if (r->kind == RQ_HYBRID) P.stats.hybrid_by_fin++;
+    exposed_done(r);
+}
+
+/* A copy whose counter shows every byte read cannot be read again: the
+ * receiver reads each byte once and never more than the length. */
+void p2p_hybrid_reap(void)
+{
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &P.hybrids) {
+        p2p_req_t *h = sl_list_entry(pos, p2p_req_t, hlink);
+        ptl_ct_event_t ct;
+        if (PtlCTGet(h->rv_ct, &ct) != PTL_OK || ct.success < h->len) continue;
+        p2p_nonce_drop(h);
+        P.stats.hybrid_by_counter++;
+        exposed_done(h);
+    }
 }
 
 /* The ack of a direct (RDATA) put: in the posted receive, or in the catcher. */

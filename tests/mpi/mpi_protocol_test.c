@@ -5,7 +5,9 @@
  * together), arranged by handshakes on another tag and never by sleeping.
  * Each case checks the data, the guard bytes after a truncating receive,
  * the status, and which protocol the sender used (p2p_get_stats deltas).
- * Then: RECEIVER_READY suppressed for ANY_SOURCE, a RECEIVER_READY made
+ * HYBRID copies are released by their byte counter after a full receive
+ * and by FIN after a truncating one: the sender's counts of each must match
+ * the cases.  Then: RECEIVER_READY suppressed for ANY_SOURCE, a RECEIVER_READY made
  * stale by an eager message on the same tag, and a receive cancelled after
  * announcing itself (the direct put lands in the catcher and is pulled by
  * the next receive). */
@@ -75,7 +77,8 @@ static unsigned expected(size_t n, int order, int sync)
     return first;
 }
 
-static void check_protocol(const unsigned long before[P_N], unsigned allowed)
+/* Returns the protocol used (-1: eager). */
+static int check_protocol(const unsigned long before[P_N], unsigned allowed)
 {
     unsigned long after[P_N];
     proto_counts(after);
@@ -84,16 +87,37 @@ static void check_protocol(const unsigned long before[P_N], unsigned allowed)
         if (after[p] != before[p]) used = p, n += (int)(after[p] - before[p]);
     if (allowed == 1u << P_EAGER) {
         EXPECT(n == 0);
-        return;
+        return -1;
     }
     if (n != 1 || !(allowed & 1u << used))
         fprintf(stderr, "protocol used: %s (%d non-eager sends)\n", used < 0 ? "none" : pname[used],
                 n);
     EXPECT(n == 1 && (allowed & 1u << used));
+    return used;
+}
+
+/* HYBRID sends of the matrix whose copy a full receive (counter) or a
+ * truncating one (FIN) must release. */
+static unsigned long g_hybrid_full, g_hybrid_trunc;
+
+/* Every copy released, each the expected way: the receiver has finished
+ * them all; the counter is looked at in idle progress. */
+static void check_hybrid_release(void)
+{
+    p2p_stats_t s;
+    for (int i = 0; i < 10000; i++) {
+        p2p_get_stats(&s);
+        if (s.hybrid_by_counter + s.hybrid_by_fin >= g_hybrid_full + g_hybrid_trunc) break;
+        p2p_wait_progress(1);
+    }
+    if (s.hybrid_by_counter != g_hybrid_full || s.hybrid_by_fin != g_hybrid_trunc)
+        fprintf(stderr, "HYBRID copies released by counter %lu (expected %lu), by FIN %lu (%lu)\n",
+                s.hybrid_by_counter, g_hybrid_full, s.hybrid_by_fin, g_hybrid_trunc);
+    EXPECT(s.hybrid_by_counter == g_hybrid_full && s.hybrid_by_fin == g_hybrid_trunc);
 }
 
 /* allowed: the protocols the send may use (0: as the case's arrival order says) */
-static void sender(size_t n, int order, int sync, int tag, unsigned allowed)
+static void sender(size_t n, int order, int sync, int tag, unsigned allowed, int trunc)
 {
     unsigned char *buf = malloc(n);
     EXPECT(buf);
@@ -104,7 +128,8 @@ static void sender(size_t n, int order, int sync, int tag, unsigned allowed)
     if (order == TOGETHER) MPI_Barrier(W);
     proto_counts(before);
     EXPECT((sync ? MPI_Issend : MPI_Isend)(buf, (int)n, MPI_BYTE, 1, tag, W, &r) == MPI_SUCCESS);
-    check_protocol(before, allowed ? allowed : expected(n, order, sync));
+    if (check_protocol(before, allowed ? allowed : expected(n, order, sync)) == P_HYBRID)
+        *(trunc ? &g_hybrid_trunc : &g_hybrid_full) += 1;
     if (order == SENDER_FIRST) token_send(1); /* the header is there before the token */
     EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     free(buf);
@@ -148,9 +173,12 @@ static void matrix(int rank)
                     snprintf(g_case, sizeof g_case, "%s: %zu bytes, %s, %s, %s", g_mode, n,
                              oname[order], sync ? "Issend" : "Isend",
                              trunc ? "truncating" : "full receive");
-                    if (rank == 0) sender(n, order, sync, tag, 0);
+                    if (rank == 0) sender(n, order, sync, tag, 0, trunc);
                     else receiver(n, order, tag, cap);
                 }
+    MPI_Barrier(W); /* every receive has finished */
+    snprintf(g_case, sizeof g_case, "%s: HYBRID copies released", g_mode);
+    if (rank == 0) check_hybrid_release();
 }
 
 static unsigned long rr_sent(void)
@@ -172,7 +200,7 @@ static void any_source(int rank)
     size_t n = g_large;
     if (rank == 0) {
         /* no RECEIVER_READY: chosen as if the sender were first */
-        sender(n, RECEIVER_FIRST, 0, 500, expected(n, SENDER_FIRST, 0));
+        sender(n, RECEIVER_FIRST, 0, 500, expected(n, SENDER_FIRST, 0), 0);
         return;
     }
     unsigned char *buf = malloc(n);
@@ -282,7 +310,9 @@ int main(int argc, char **argv)
     stale_rr(rank);
     cancelled_rr(rank);
     MPI_Barrier(W);
-    if (rank == 0) printf("mpi_protocol_test: ok (%s)\n", g_mode);
+    if (rank == 0)
+        printf("mpi_protocol_test: ok (%s; HYBRID copies released by counter %lu, by FIN %lu)\n",
+               g_mode, g_hybrid_full, g_hybrid_trunc);
     MPI_Finalize();
     return 0;
 }
