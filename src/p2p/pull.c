@@ -49,8 +49,9 @@ static void pump(p2p_req_t *r)
         if (r->rv_inflight > P.stats.pull_max_inflight) P.stats.pull_max_inflight = r->rv_inflight;
     }
     if (r->rv_inflight == 0 && r->rv_next >= r->rv_end) {
-        /* a failed get can leave a HYBRID copy's count short: FIN */
-        if (!r->rv_quiet || r->st.error != SL_OK) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
+        /* never both FIN and a full count: the sender would release the
+         * copy twice, the second time under a nonce maybe reused */
+        if (!r->rv_quiet) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
         r->done = true;
     }
 }
