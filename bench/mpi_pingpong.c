@@ -4,7 +4,9 @@
  * mpicc (bench/mpi_compare.sh compares Sluice, MPICH and Open MPI in one
  * run).  Prints "lat SIZE USEC", "bw SIZE MBPS" and "rate 8 USEC" (per
  * message, windowed 8-byte sends) lines.
- * usage: mpirun -n 2 mpi_pingpong [max bytes (default 4 MiB)] [--quick] */
+ * With --alloc-mem the buffer comes from MPI_Alloc_mem (for Sluice: the
+ * shared heap, moved by memcpy instead of cross-memory attach).
+ * usage: mpirun -n 2 mpi_pingpong [max bytes (default 4 MiB)] [--quick] [--alloc-mem] */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -69,19 +71,25 @@ static double msg_time(char *buf, int iters, int rank)
 
 int main(int argc, char **argv)
 {
-    int rank, size, maxlen = 4 << 20, quick = 0;
+    int rank, size, maxlen = 4 << 20, quick = 0, alloc_mem = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--alloc-mem")) alloc_mem = 1;
         else maxlen = atoi(argv[i]);
     }
     if (size < 2) {
         if (rank == 0) fprintf(stderr, "mpi_pingpong: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    char *buf = calloc(1, (size_t)(maxlen > 8 * WINDOW ? maxlen : 8 * WINDOW) + 1);
+    size_t buflen = (size_t)(maxlen > 8 * WINDOW ? maxlen : 8 * WINDOW) + 1;
+    char *buf = NULL;
+    if (alloc_mem) MPI_Alloc_mem((MPI_Aint)buflen, MPI_INFO_NULL, &buf);
+    else buf = malloc(buflen);
+    if (!buf) MPI_Abort(MPI_COMM_WORLD, 3);
+    memset(buf, 0, buflen);
     if (rank < 2) {
         for (int len = 0; len <= maxlen; len = len ? len * 4 : 1) {
             int iters = quick ? 20 : (len <= 4096 ? 20000 : len <= 262144 ? 2000 : 200);
@@ -96,7 +104,8 @@ int main(int argc, char **argv)
         double us = msg_time(buf, quick ? 20 : 5000, rank);
         if (rank == 0) printf("rate 8 %.3f\n", us);
     }
-    free(buf);
+    if (alloc_mem) MPI_Free_mem(buf);
+    else free(buf);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;

@@ -213,6 +213,21 @@ err_ptl:
     return st;
 }
 
+sl_status_t p2p_mem_alloc(size_t len, void **out)
+{
+    *out = NULL;
+    if (!P.up) return SL_ERR_INVALID;
+    int rc = PtlSluiceMemAlloc(P.ni, len, out);
+    if (rc == PTL_OK) P.stats.mem_shared++;
+    return rc == PTL_OK ? SL_OK : rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_INVALID;
+}
+
+sl_status_t p2p_mem_free(void *ptr)
+{
+    if (!P.up) return SL_ERR_INVALID;
+    return PtlSluiceMemFree(P.ni, ptr) == PTL_OK ? SL_OK : SL_ERR_INVALID;
+}
+
 void p2p_get_stats(p2p_stats_t *out)
 {
     *out = P.stats;

@@ -81,8 +81,16 @@ typedef struct p2p_stats {
     /* sender side: HYBRID copies released because their counter showed every
      * byte read, and by a FIN (truncating receive, or no counter to spare) */
     unsigned long hybrid_by_counter, hybrid_by_fin;
+    unsigned long mem_shared; /* p2p_mem_alloc blocks from the shared heap */
 } p2p_stats_t;
 void p2p_get_stats(p2p_stats_t *out);
+
+/* Memory that peers on this host move with one memcpy (the engine's shared
+ * heap): *out = NULL and SL_ERR_NOMEM when there is none left, the caller
+ * falls back to ordinary memory.  p2p_mem_free: SL_ERR_INVALID for a
+ * pointer that is not such a block. */
+sl_status_t p2p_mem_alloc(size_t len, void **out);
+sl_status_t p2p_mem_free(void *ptr);
 
 /* Handle pending events; returns how many. */
 int p2p_progress(void);

@@ -156,3 +156,28 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
     PTL_UNLOCK();
     return rc; /* busy MDs: PTL_ARG_INVALID, as the reference implementation */
 }
+
+/* ---- shared memory (Sluice extension) ------------------------------------------------------ */
+
+int PtlSluiceMemAlloc(ptl_handle_ni_t ni_handle, ptl_size_t len, void **out)
+{
+    PTL_CHECK_INIT();
+    if (!out) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    bool ok = ptl_ni_get(ni_handle) != NULL;
+    PTL_UNLOCK();
+    if (!ok) return PTL_ARG_INVALID;
+    /* the heap has its own lock; zero bytes still get a distinct block */
+    *out = wire_heap_alloc(ptl_g.wire, len ? (size_t)len : 1);
+    return *out ? PTL_OK : PTL_NO_SPACE;
+}
+
+int PtlSluiceMemFree(ptl_handle_ni_t ni_handle, void *ptr)
+{
+    PTL_CHECK_INIT();
+    PTL_LOCK();
+    bool ok = ptl_ni_get(ni_handle) != NULL;
+    PTL_UNLOCK();
+    if (!ok) return PTL_ARG_INVALID;
+    return wire_heap_free(ptl_g.wire, ptr) == SL_OK ? PTL_OK : PTL_ARG_INVALID;
+}
