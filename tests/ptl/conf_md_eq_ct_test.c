@@ -138,6 +138,34 @@ static void md_volatile(env_t *v)
     PT_OK(PtlMDRelease(vol));
 }
 
+/* Sluice extension: shared-heap blocks.  Argument checks, and a bulk put
+ * from such a block arrives intact (the target copies it by memcpy). */
+static void md_sluice_mem(env_t *v)
+{
+    void *a = NULL, *b = NULL;
+    CHECK_EQ(PtlSluiceMemAlloc(v->c->ni, 16, NULL), PTL_ARG_INVALID);
+    CHECK_EQ(PtlSluiceMemAlloc(PTL_INVALID_HANDLE, 16, &a), PTL_ARG_INVALID);
+    CHECK_EQ(PtlSluiceMemAlloc(v->c->ni, (ptl_size_t)1 << 50, &a), PTL_NO_SPACE);
+    CHECK(a == NULL);
+    PT_OK(PtlSluiceMemAlloc(v->c->ni, 1 << 20, &a));
+    PT_OK(PtlSluiceMemAlloc(v->c->ni, 0, &b)); /* a distinct block even for 0 bytes */
+    CHECK(a && b && a != b && ((uintptr_t)a & 63) == 0);
+    t_fill(a, 1 << 20, 31 + (uint64_t)v->c->rank);
+    ptl_handle_md_t h = bind(v, a, 1 << 20, 0, v->ieq, PTL_CT_NONE);
+    pt_barrier(v->c);
+    PT_OK(PtlPut(h, 0, 1 << 20, PTL_NO_ACK_REQ, v->to, v->pt, 1, 0, NULL, 0));
+    CHECK_EQ(pt_expect(v->ieq, PTL_EVENT_SEND).ni_fail_type, PTL_NI_OK);
+    CHECK_EQ(pt_expect(v->teq, PTL_EVENT_PUT).mlength, 1 << 20);
+    CHECK(t_verify(v->rbuf, 1 << 20, 31 + (uint64_t)v->other) == (size_t)-1);
+    pt_barrier(v->c);
+    PT_OK(PtlMDRelease(h));
+    CHECK_EQ(PtlSluiceMemFree(v->c->ni, (char *)a + 64), PTL_ARG_INVALID);
+    PT_OK(PtlSluiceMemFree(v->c->ni, a));
+    CHECK_EQ(PtlSluiceMemFree(v->c->ni, a), PTL_ARG_INVALID); /* twice */
+    CHECK_EQ(PtlSluiceMemFree(PTL_INVALID_HANDLE, b), PTL_ARG_INVALID);
+    PT_OK(PtlSluiceMemFree(v->c->ni, b));
+}
+
 /* A large get keeps its MD busy until the reply: release is refused meanwhile. */
 static void md_release_busy(env_t *v)
 {
@@ -592,6 +620,7 @@ int main(void)
     PT_OK(PtlMEAppend(c.ni, v.pt, &me, PTL_PRIORITY_LIST, NULL, &v.me_big));
     md_all_memory(&v);
     md_volatile(&v);
+    md_sluice_mem(&v);
     md_release_busy(&v);
     ack_arg_checks(&v);
     ack_counts(&v);
