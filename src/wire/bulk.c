@@ -186,9 +186,14 @@ static sl_status_t bulk_split(wire_t *w, wire_bulk_t *op, size_t piece, size_t p
 static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
 {
     size_t piece = split_piece(op->len), pieces = chunk_count(op->len, piece);
-    if (w->split_min && op->len >= w->split_min && pieces >= 2 && pieces <= SPLIT_MASK) {
+    /* one split copy at a time (there is one claim word): another thread's
+     * concurrent copy goes alone */
+    if (w->split_min && op->len >= w->split_min && pieces >= 2 && pieces <= SPLIT_MASK &&
+        !atomic_exchange_explicit(&w->split_busy, true, memory_order_acquire)) {
         WIRE_STAT_INC(w, split_copies, 1);
-        return bulk_split(w, op, piece, pieces);
+        sl_status_t st = bulk_split(w, op, piece, pieces);
+        atomic_store_explicit(&w->split_busy, false, memory_order_release);
+        return st;
     }
     return cma_copy(w->peers[op->peer].pid, op->kind, op->laddr, op->raddr, op->len);
 }

@@ -179,6 +179,7 @@ struct wire {
 
     size_t split_min;     /* SLUICE_BULK_SPLIT: smallest copy to split (0: never) */
     uint32_t split_gen;   /* generation of our last split copy (24 bits) */
+    _Atomic bool split_busy; /* a thread of ours is splitting a copy */
 
     pthread_mutex_t heap_lock;  /* our shared heap's allocator */
     struct heap_ext *heap_free, *heap_used;
