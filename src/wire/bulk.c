@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 enum { BULK_GET = STAGE_GET, BULK_PUT = STAGE_PUT };
 
@@ -132,7 +133,8 @@ static bool split_claim(_Atomic uint64_t *cursor, uint32_t gen, bool front, size
 
 /* Wait until the peer has finished the `claimed` pieces it took.  It is
  * copying them right now (claims are made just before the copy), so this
- * is short unless it was descheduled, or has died. */
+ * is short unless it was descheduled (or stopped), or has died: spin, then
+ * yield, then sleep 50 us at a time. */
 static sl_status_t split_wait_peer(wire_t *w, int peer, uint32_t claimed)
 {
     shm_hdr_t *h = w->hdr;
@@ -142,7 +144,8 @@ static sl_status_t split_wait_peer(wire_t *w, int peer, uint32_t claimed)
             sl_cpu_relax();
             continue;
         }
-        sched_yield();
+        if (spins < 20000) sched_yield();
+        else nanosleep(&(struct timespec){.tv_nsec = 50000}, NULL);
         if (spins % 1024 == 0 && shm_check_dead(w) && atomic_load(&w->peers[peer].dead))
             return SL_ERR_PEER_DEAD;
     }
