@@ -59,14 +59,14 @@ const char *p2p_proto_name(int proto)
 
 static sl_status_t read_settings(void)
 {
-    long eager, hybrid, bounce, chunk, inflight, slow, trig;
+    long eager, hybrid, bounce, chunk, inflight, slow, trig, eq;
     if (sl_param_int(SL_PARAM_EAGER_LIMIT, &eager) ||
         sl_param_int(SL_PARAM_HYBRID_LIMIT, &hybrid) ||
         sl_param_int(SL_PARAM_BOUNCE_SIZE, &bounce) ||
         sl_param_int(SL_PARAM_RDRP_CHUNK, &chunk) ||
         sl_param_int(SL_PARAM_RDRP_INFLIGHT, &inflight) ||
         sl_param_int(SL_PARAM_SINK_SLOWDOWN, &slow) ||
-        sl_param_int(SL_PARAM_RDRP_TRIGGERED, &trig))
+        sl_param_int(SL_PARAM_RDRP_TRIGGERED, &trig) || sl_param_int(SL_PARAM_P2P_EQ_SIZE, &eq))
         return SL_ERR_CONFIG;
     if (bounce < 2 * eager) {
         sl_log_error("p2p: SLUICE_BOUNCE_SIZE=%ld must hold at least two eager messages "
@@ -88,6 +88,7 @@ static sl_status_t read_settings(void)
     P.bounce_size = (size_t)bounce;
     P.rdrp_chunk = (size_t)chunk;
     P.rdrp_inflight = (size_t)inflight;
+    P.eq_size = (size_t)eq;
     P.sink_slowdown = (unsigned)slow;
     P.rdrp_triggered = trig != 0;
     return SL_OK;
@@ -131,7 +132,7 @@ static int notice_me(ptl_pt_index_t pt, ptl_handle_me_t *h)
 static sl_status_t p2p_objects(void)
 {
     ptl_pt_index_t pt;
-    if (PtlEQAlloc(P.ni, P2P_EQ_SIZE, &P.eq) != PTL_OK || PtlCTAlloc(P.ni, &P.acks) != PTL_OK ||
+    if (PtlEQAlloc(P.ni, P.eq_size, &P.eq) != PTL_OK || PtlCTAlloc(P.ni, &P.acks) != PTL_OK ||
         PtlEQAlloc(P.ni, P2P_RR_EQ_SIZE, &P.rr_eq) != PTL_OK)
         return SL_ERR_PROTO;
     /* PT 8: a message that finds no room (every bounce buffer full, the

@@ -51,7 +51,6 @@ enum { KIND_EAGER = 1, KIND_RNDV = 2, KIND_RTS = 3, KIND_HYBRID = 4, KIND_RDATA 
 #define P2P_RR_PT 11  /* RECEIVER_READY notices */
 #define P2P_RECV_PT 12 /* receivers' buffers, written by the traditional rendezvous */
 #define P2P_BOUNCES 8
-#define P2P_EQ_SIZE 16384
 #define P2P_RR_EQ_SIZE 4096 /* RECEIVER_READY hints: overflow loses hints only */
 /* HYBRID copies a process may hold; beyond, sends use SEND_RNDV */
 #define P2P_HYBRID_BUDGET ((size_t)64 << 20)
@@ -108,7 +107,7 @@ typedef struct p2p_state {
     boot_t *boot;
     int rank, size;
     p2p_proto_t proto;
-    size_t eager_limit, hybrid_limit, bounce_size, rdrp_chunk, rdrp_inflight;
+    size_t eager_limit, hybrid_limit, bounce_size, rdrp_chunk, rdrp_inflight, eq_size;
     unsigned sink_slowdown;
     bool rdrp_triggered;
     ptl_handle_ni_t ni;

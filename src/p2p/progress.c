@@ -131,16 +131,16 @@ static void put_event(const ptl_event_t *ev)
 }
 
 /* Flow control disabled PT 8 and dropped a message: its event queue was
- * full (P2P_EQ_SIZE events unread) or its unexpected headers at the
+ * full (SLUICE_P2P_EQ_SIZE events unread) or its unexpected headers at the
  * engine's limit.  (A message that finds no bounce buffer waits for one,
  * PTL_PT_SLUICE_WAIT.)  Nothing can bring it back: say why and stop. */
 static void p2p_dropped(void)
 {
     char msg[200];
     snprintf(msg, sizeof msg,
-             "p2p: rank %d dropped incoming message(s): its event queue (%d events) or its "
-             "unexpected-message headers were full",
-             P.rank, P2P_EQ_SIZE);
+             "p2p: rank %d dropped incoming message(s): its event queue (%zu events, "
+             "SLUICE_P2P_EQ_SIZE) or its unexpected-message headers were full",
+             P.rank, P.eq_size);
     boot_abort(P.boot, 75, msg);
 }
 

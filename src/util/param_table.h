@@ -63,6 +63,10 @@
       "chain the rendezvous gets as triggered gets on a per-message reply counter, FIN as " \
       "a triggered put, so the engine pulls the message with no host involvement; 0: the " \
       "host issues each get when the previous one replies")                               \
+    X(P2P_EQ_SIZE, "SLUICE_P2P_EQ_SIZE", INT, "16384", 16, 16777216,                        \
+      "events of the point-to-point layer that may wait unread (completions of messages "  \
+      "that arrive while the rank computes); more make the rank abort with the reason, "   \
+      "since flow control then disables its message table")                                \
     X(BOUNCE_SIZE, "SLUICE_BOUNCE_SIZE", INT, "1048576", 4096, 1073741824,                  \
       "bytes of each of the 8 bounce buffers that hold unexpected eager messages; must "    \
       "hold at least two eager messages")                                                  \
