@@ -232,6 +232,7 @@ sl_status_t p2p_mem_free(void *ptr)
 void p2p_get_stats(p2p_stats_t *out)
 {
     *out = P.stats;
+    out->seq_keys = p2p_seq_keys();
 }
 
 static void print_stats(void)

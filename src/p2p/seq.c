@@ -76,6 +76,11 @@ static bool seq_grow(void)
 }
 
 /* The entry of a key, created on first use; NULL only without memory. */
+size_t p2p_seq_keys(void)
+{
+    return S.used;
+}
+
 static seq_ent_t *seq_find(int peer, unsigned ctx, int tag)
 {
     uint64_t k = seq_key(peer, ctx, tag);
@@ -100,8 +105,18 @@ static void rr_prune(seq_ent_t *e)
     e->n_rr = k;
 }
 
+/* Only the protocols that announce receives number them: under the
+ * other forced protocols no RECEIVER_READY is sent or used, and the table
+ * is left alone (no lookups, no growth). */
+static bool seq_used(void)
+{
+    return P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV;
+}
+
 bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq)
 {
+    *seq = 0;
+    if (!seq_used()) return false;
     seq_ent_t *e = seq_find(peer, ctx, tag);
     if (!e) return false;
     *seq = e->sent++;
@@ -117,6 +132,7 @@ bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq)
 
 uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag)
 {
+    if (!seq_used()) return 0;
     seq_ent_t *e = seq_find(peer, ctx, tag);
     return e ? e->posted++ : 0;
 }
@@ -126,6 +142,7 @@ uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag)
  * ahead and their RECEIVER_READYs become useless hints. */
 void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq)
 {
+    if (!seq_used()) return;
     seq_ent_t *e = seq_find(peer, ctx, tag);
     if (e && e->posted == seq + 1) e->posted = seq;
 }
@@ -133,6 +150,7 @@ void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq)
 /* The last send numbered on this key did not start. */
 void p2p_seq_unsend(int peer, unsigned ctx, int tag)
 {
+    if (!seq_used()) return;
     seq_ent_t *e = seq_find(peer, ctx, tag);
     if (e && e->sent) e->sent--;
 }
@@ -143,8 +161,8 @@ void p2p_seq_rr_arrived(const ptl_event_t *ev)
     unsigned ctx = (unsigned)((ev->match_bits >> MB_CTX_SHIFT) & P2P_CTX_MAX);
     int tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
     uint32_t seq = (uint32_t)ev->hdr_data;
-    seq_ent_t *e = seq_find(peer, ctx, tag);
-    if (!e) return;
+    seq_ent_t *e = seq_used() ? seq_find(peer, ctx, tag) : NULL;
+    if (!e) return; /* (a peer with another SLUICE_PROTOCOL: a useless hint) */
     if ((int32_t)(seq - e->sent) < 0 || e->n_rr == RR_KEEP) {
         P.stats.rr_stale++; /* that send went already (or too many ahead) */
         return;

@@ -310,6 +310,11 @@ int main(int argc, char **argv)
     stale_rr(rank);
     cancelled_rr(rank);
     MPI_Barrier(W);
+    /* only the announcing protocols number receives and sends */
+    snprintf(g_case, sizeof g_case, "%s: sequence table", g_mode);
+    p2p_stats_t s;
+    p2p_get_stats(&s);
+    EXPECT(announcing() ? s.seq_keys > 0 : s.seq_keys == 0);
     if (rank == 0)
         printf("mpi_protocol_test: ok (%s; HYBRID copies released by counter %lu, by FIN %lu)\n",
                g_mode, g_hybrid_full, g_hybrid_trunc);
