@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_flwheel.h"
 #include "sim_net.h"
 
 /* A flit is coded as packet id * 128 + tail bit, plus for the head flit
@@ -46,28 +47,10 @@
 #define FL_TAIL(code) ((code) & 1)
 #define FL_MAX_PKT (1 << 24)
 
-/* Wheel events: a = target << 2 | kind, b = flit code.  Router targets
- * are port * 8 + VC (so that no event needs a division by V). */
+/* Wheel events (sim_flwheel.h): a = target << 2 | kind, b = flit code.
+ * Router targets are port * 8 + VC (so that no event needs a division
+ * by V). */
 enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
-struct fl_ev {
-    int32_t a, b;
-};
-struct fl_bucket {
-    struct fl_ev *v;
-    int n, cap;
-};
-struct fl_ev2 {
-    int32_t at, a, b;
-};
-struct fl_bucket2 {
-    struct fl_ev2 *v;
-    int n, cap;
-};
-/* Level 1: one bucket per cycle for the next W1 cycles.  Level 2: one
- * bucket per FL_BLK-cycle block beyond that (long output queues), moved into
- * level 1 one block ahead of time. */
-#define FL_W1 256
-#define FL_BLK 128
 
 /* Input VC.  The front packet is cached here; packets behind it are in
  * the VC's ring (entries pkt * 64 + len, head arrival cycle). */
@@ -137,9 +120,8 @@ struct sim_fl {
     int32_t *va_need;           /* per router: VCs awaiting VA */
     struct fl_node *nd;         /* per node */
     int32_t *ej;                /* per node ejection ring of flit codes */
-    struct fl_bucket w1[FL_W1];
-    struct fl_bucket2 *w2;
-    int nw2;
+    struct flw wheel;           /* flits and credits on links */
+    int64_t horizon;            /* longest delay of a wheel event */
     double sacc;                /* speedup accumulator */
     int track;                  /* keep the checker's counters (cfg.check) */
     struct sim_net *net;
@@ -227,10 +209,8 @@ int sim_flit_init(struct sim_net *net)
         }
     /* Longest delay of a wheel event: a full output queue (all VCs'
      * credits) plus the link. */
-    int64_t horizon = (int64_t)net->V * f->B + 64 + 2;
-    f->nw2 = (int)(horizon / FL_BLK) + 3;
-    f->w2 = sim_fl_calloc((size_t)f->nw2, sizeof(*f->w2), &ok);
-    if (!ok || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
+    f->horizon = (int64_t)net->V * f->B + 64 + 2;
+    if (flw_init(&f->wheel, f->horizon) != 0 || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
     int N = net->N;
     f->nd = sim_fl_calloc((size_t)N, sizeof(*f->nd), &ok);
@@ -252,14 +232,10 @@ void sim_flit_free(struct sim_net *net)
     struct sim_fl *f = net->fl;
     if (!f)
         return;
-    for (int i = 0; i < FL_W1; i++)
-        free(f->w1[i].v);
-    if (f->w2)
-        for (int i = 0; i < f->nw2; i++)
-            free(f->w2[i].v);
+    flw_free(&f->wheel);
     void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
-                     f->va_need, f->nd, f->ej, f->w2 };
+                     f->va_need, f->nd, f->ej };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
     free(f);
@@ -267,55 +243,6 @@ void sim_flit_free(struct sim_net *net)
 }
 
 /* ---- the timing wheel of flits and credits on links ---- */
-
-/* Slow path of sim_fl_push: a bucket must grow, or the event is beyond
- * level 1. */
-__attribute__((noinline)) static void sim_fl_push_slow(struct sim_fl *f, int64_t now, int64_t at,
-                                                       int32_t a, int32_t code)
-{
-    if (at - now < FL_W1) {
-        struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
-        int cap = bk->cap ? bk->cap * 2 : 256;
-        struct fl_ev *nv = realloc(bk->v, (size_t)cap * sizeof(*nv));
-        if (!nv)
-            abort(); /* out of memory in the middle of a run */
-        bk->v = nv;
-        bk->cap = cap;
-        bk->v[bk->n].a = a;
-        bk->v[bk->n].b = code;
-        bk->n++;
-        return;
-    }
-    int64_t blk = at / FL_BLK;
-    if (blk - now / FL_BLK >= f->nw2)
-        abort(); /* beyond the horizon computed at init: cannot happen */
-    struct fl_bucket2 *b2 = &f->w2[blk % f->nw2];
-    if (b2->n == b2->cap) {
-        int cap = b2->cap ? b2->cap * 2 : 256;
-        struct fl_ev2 *nv = realloc(b2->v, (size_t)cap * sizeof(*nv));
-        if (!nv)
-            abort(); /* out of memory in the middle of a run */
-        b2->v = nv;
-        b2->cap = cap;
-    }
-    b2->v[b2->n].at = (int32_t)at;
-    b2->v[b2->n].a = a;
-    b2->v[b2->n].b = code;
-    b2->n++;
-}
-
-static inline void sim_fl_wheel_put(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
-                                    int32_t code)
-{
-    struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
-    if (__builtin_expect(at - now >= FL_W1 || bk->n == bk->cap, 0)) {
-        sim_fl_push_slow(f, now, at, a, code);
-        return;
-    }
-    bk->v[bk->n].a = a;
-    bk->v[bk->n].b = code;
-    bk->n++;
-}
 
 /* Checker bookkeeping (only with cfg.check): the event word a adds or
  * removes a flit on a wire or in an output queue (counted at the sending
@@ -343,28 +270,17 @@ static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
 static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
                                   int32_t code)
 {
+    assert(at > now && at - now <= f->horizon);
+    (void)now;
     if (__builtin_expect(f->track, 0))
         sim_fl_count_ev(f->net, a, 1);
-    sim_fl_wheel_put(f, now, at, a, code);
+    flw_put(&f->wheel, at, a, code);
 }
 
 static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
                                int32_t target, int32_t code)
 {
     sim_fl_push_ev(f, now, at, target * 4 + kind, code);
-}
-
-/* Move the level-2 block that starts one block after the current one
- * into level 1 (its cycles are then within FL_W1 of now). */
-static void sim_fl_wheel_refill(struct sim_fl *f, int64_t t)
-{
-    int64_t blk = t / FL_BLK + 1;
-    struct fl_bucket2 *src = &f->w2[blk % f->nw2];
-    for (int i = 0; i < src->n; i++) {
-        const struct fl_ev2 *e = &src->v[i];
-        sim_fl_wheel_put(f, t, e->at, e->a, e->b);
-    }
-    src->n = 0;
 }
 
 /* ---- request masks: per input port a byte of VCs, and per router a
@@ -463,7 +379,7 @@ static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
 /* Deliveries go to random places in the network: prefetch the record an
  * event will touch a few events ahead. */
 #define FL_PREFETCH_AHEAD 12
-static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct fl_ev *e)
+static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct flw_ev *e)
 {
     const struct sim_fl *f = net->fl;
     int32_t target = e->a >> 2;
@@ -484,24 +400,40 @@ static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct fl
     }
 }
 
-static void sim_fl_bucket_run(struct sim_net *net, int64_t t, struct fl_bucket *bk)
+static void sim_fl_deliver(struct sim_net *net, int64_t t, int32_t a, int32_t code)
 {
-    for (int i = 0; i < bk->n && i < FL_PREFETCH_AHEAD; i++)
-        sim_fl_prefetch_ev(net, &bk->v[i]);
-    for (int i = 0; i < bk->n; i++) {
-        if (i + FL_PREFETCH_AHEAD < bk->n)
-            sim_fl_prefetch_ev(net, &bk->v[i + FL_PREFETCH_AHEAD]);
-        int32_t a = bk->v[i].a, target = a >> 2;
-        if (__builtin_expect(net->fl->track, 0))
-            sim_fl_count_ev(net, a, -1);
-        switch (a & 3) {
-        case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, bk->v[i].b, (int32_t)t); break;
-        case EVF_NFLIT: sim_fl_node_receive(net, t, target, bk->v[i].b); break;
-        case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
-        default: net->fl->nd[target].inj_cred++; break;
-        }
+    int32_t target = a >> 2;
+    if (__builtin_expect(net->fl->track, 0))
+        sim_fl_count_ev(net, a, -1);
+    switch (a & 3) {
+    case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, code, (int32_t)t); break;
+    case EVF_NFLIT: sim_fl_node_receive(net, t, target, code); break;
+    case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
+    default: net->fl->nd[target].inj_cred++; break;
     }
-    bk->n = 0;
+}
+
+/* Deliver everything that arrives in cycle t, chunk by chunk, each chunk
+ * going back to the free list as soon as it is done. */
+static void sim_fl_bucket_run(struct sim_net *net, int64_t t)
+{
+    struct flw *w = &net->fl->wheel;
+    struct flw_chunk *c = flw_take(w, t);
+    for (int i = 0; c && i < c->n && i < FL_PREFETCH_AHEAD; i++)
+        sim_fl_prefetch_ev(net, &c->ev[i]);
+    while (c) {
+        struct flw_chunk *next = c->next;
+        for (int i = 0; i < c->n; i++) {
+            int k = i + FL_PREFETCH_AHEAD;
+            if (k < c->n)
+                sim_fl_prefetch_ev(net, &c->ev[k]);
+            else if (next && k - c->n < next->n)
+                sim_fl_prefetch_ev(net, &next->ev[k - c->n]);
+            sim_fl_deliver(net, t, c->ev[i].a, c->ev[i].b);
+        }
+        flw_chunk_put(w, c);
+        c = next;
+    }
 }
 
 /* ---- nodes inject one flit and sink at their rate ---- */
@@ -760,9 +692,7 @@ static void sim_fl_prefetch_router(const struct sim_net *net, int r)
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
-    if (t % FL_BLK == 0)
-        sim_fl_wheel_refill(f, t);
-    sim_fl_bucket_run(net, t, &f->w1[t & (FL_W1 - 1)]);
+    sim_fl_bucket_run(net, t);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
             sim_fl_generate(net, t, n);
