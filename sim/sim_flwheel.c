@@ -53,6 +53,8 @@ void flw_extend(struct flw *w, struct flw_bucket *bk)
         flw_grow(w);
     struct flw_chunk *c = w->free;
     w->free = c->next;
+    if (w->free)
+        __builtin_prefetch(w->free, 1); /* the next extension reads it */
     c->next = NULL;
     if (bk->tail) {
         bk->tail->n = FLW_CHUNK;

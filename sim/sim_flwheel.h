@@ -56,6 +56,7 @@ static inline void flw_put(struct flw *w, int64_t at, int32_t a, int32_t b)
     struct flw_bucket *bk = &w->bk[at & w->mask];
     if (__builtin_expect(bk->wp == bk->wend, 0))
         flw_extend(w, bk);
+    __builtin_prefetch(bk->wp + 8, 1); /* the next line of the chunk */
     bk->wp->a = a;
     bk->wp->b = b;
     bk->wp++;
