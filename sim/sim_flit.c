@@ -133,7 +133,7 @@ struct sim_fl {
 
 static void *sim_fl_calloc(size_t n, size_t sz, int *ok)
 {
-    void *p = calloc(n ? n : 1, sz);
+    void *p = sim_big_calloc(n ? n : 1, sz);
     if (!p)
         *ok = 0;
     return p;
