@@ -1,6 +1,7 @@
 /* sim_engine.c - event wheel, packet pool and random numbers. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sim_net.h"
 
@@ -50,6 +51,32 @@ int sim_ev_push(struct sim_net *net, sim_tick_t t, int kind, int a, int b, int c
     return st;
 }
 
+/* Large arrays that are read at random places get transparent huge pages
+ * (where the kernel gives them on request): with 4 KiB pages nearly every
+ * access to them also missed the TLB. */
+#define SIM_HUGE (2u << 20)
+void sim_huge_advise(void *p, size_t n)
+{
+    uintptr_t lo = ((uintptr_t)p + SIM_HUGE - 1) & ~(uintptr_t)(SIM_HUGE - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(SIM_HUGE - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+void *sim_big_calloc(size_t n, size_t sz)
+{
+    size_t b = n * sz;
+    if (b < SIM_HUGE)
+        return calloc(n, sz);
+    b = (b + SIM_HUGE - 1) & ~(size_t)(SIM_HUGE - 1);
+    void *p = aligned_alloc(SIM_HUGE, b);
+    if (p) {
+        sim_huge_advise(p, b);
+        memset(p, 0, b);
+    }
+    return p;
+}
+
 int sim_pkt_alloc(struct sim_net *net)
 {
     if (net->pkt_free < 0) {
@@ -59,6 +86,7 @@ int sim_pkt_alloc(struct sim_net *net)
         if (!np)
             return -1;
         net->pkt = np;
+        sim_huge_advise(np + old, (size_t)(cap - old) * sizeof(*np));
         for (int i = cap - 1; i >= old; i--) {
             np[i].next = net->pkt_free;
             net->pkt_free = i;

@@ -13,17 +13,27 @@
  *    switch in cycle t leaves its output queue in cycle
  *    d = max(t + 1, cycle after the previous flit of that output left),
  *    which is known at once, so it is put straight into a timing wheel
- *    at its arrival cycle d + latency.  Credits travel in the same wheel.
- *    Deliveries within a cycle commute (one flit per link per cycle, one
- *    link per input), so their order in a bucket does not matter.
+ *    at its arrival cycle d + latency.  Credits travel in the same wheel
+ *    (sim_flwheel.h: chained chunks reused at once, so the memory it
+ *    writes was touched recently).  Deliveries within a cycle commute (one flit per link per
+ *    cycle, one link per input), so their order in a bucket does not
+ *    matter.
  *  - An input VC is in its port's switch-request mask only if it owns an
  *    output VC, has a flit, and that output VC has a credit; a VC blocked
  *    on credits is re-armed by the credit's arrival (the output VC knows
  *    its owner).  The allocator skipped such VCs anyway, so the decisions
  *    are the same as scanning them.
- *  - The state of an input VC (front packet, counts, route, allocation
- *    state) is one 32-byte record; the packets queued behind the front
- *    are a small ring touched only when a head arrives or a tail leaves.
+ *  - What every flit or credit touches is in small arrays (flits per
+ *    input VC, credits per output VC, routed output per input VC,
+ *    per-port bytes of active and credit-blocked VCs, cycle each output
+ *    link is free), about 1.5 MB for 5,256 nodes instead of 7 MB of
+ *    per-VC records, so that more of it stays in cache; the rest
+ *    of an input VC (front packet, route, VA state) is a 32-byte record
+ *    read when a flit crosses (prefetched four routers ahead), and the
+ *    packets queued behind the front are a small ring touched only when a
+ *    head arrives or a tail leaves.  The switch allocator marks the
+ *    outputs it used in a sub-cycle in a local bitmask.  (On this VM a
+ *    random load beyond about 4 MB of data costs 100-170 ns.)
  *  - Counters that only the invariant checker needs (flits on wires or in
  *    output queues, credits in flight) are kept only when checking;
  *    sim_flit_sync() copies the engine's own counters for the checker.
@@ -34,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_flwheel.h"
 #include "sim_net.h"
 
 /* A flit is coded as packet id * 128 + tail bit, plus for the head flit
@@ -46,64 +57,44 @@
 #define FL_TAIL(code) ((code) & 1)
 #define FL_MAX_PKT (1 << 24)
 
-/* Wheel events: a = target << 2 | kind, b = flit code.  Router targets
- * are port * 8 + VC (so that no event needs a division by V). */
+/* Wheel events (sim_flwheel.h): a = target << 2 | kind, b = flit code.
+ * Router targets are port * 8 + VC (so that no event needs a division
+ * by V). */
 enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
-struct fl_ev {
-    int32_t a, b;
-};
-struct fl_bucket {
-    struct fl_ev *v;
-    int n, cap;
-};
-struct fl_ev2 {
-    int32_t at, a, b;
-};
-struct fl_bucket2 {
-    struct fl_ev2 *v;
-    int n, cap;
-};
-/* Level 1: one bucket per cycle for the next W1 cycles.  Level 2: one
- * bucket per FL_BLK-cycle block beyond that (long output queues), moved into
- * level 1 one block ahead of time. */
-#define FL_W1 256
-#define FL_BLK 128
 
-/* Input VC.  The front packet is cached here; packets behind it are in
- * the VC's ring (entries pkt * 64 + len, head arrival cycle). */
+/* Input VC, the part read when a head arrives, at VC allocation and when a
+ * flit crosses.  The front packet is cached here; packets behind it are in
+ * the VC's ring (entries pkt * 64 + len, head arrival cycle).  What every
+ * flit and credit touches lives in small per-VC and per-port arrays of
+ * struct sim_fl instead, which stay in cache (see "Speed" above). */
 struct fl_ivc {
     int32_t fpkt;           /* front packet, -1 none */
     int32_t ov;             /* allocated/routed output VC (global index), -1 not routed */
     int32_t op;             /* its output port (global index) */
     int32_t va_ready;       /* cycle the front head may allocate */
-    int32_t vq_n;           /* flits present */
     int32_t wnext;          /* next VC waiting for the same output VC */
     uint16_t ve_head, ve_n; /* ring of packets behind the front */
     uint8_t flen, fsent;    /* front packet length, flits forwarded */
-    uint8_t active;         /* front packet owns its output VC */
-    uint8_t cblk;           /* active, but the output VC has no credit */
+    uint8_t pad[6];
 };
 
 struct fl_ent {
     int32_t pklen, arr;
 };
 
+/* Output VC, the part read at VC allocation and when a tail leaves (its
+ * credits are in sim_fl.cred). */
 struct fl_ovc {
-    int32_t cred;           /* credits for the downstream VC */
     int32_t owner;          /* owning input VC (global index), -1 free */
     int32_t whead;          /* input VCs of this router waiting for it, -1 none */
-    int32_t pad;
 };
 
+/* Link of a port (fixed). */
 struct fl_port {
-    int32_t next_free;      /* output: first cycle its link is free */
-    int32_t used_tag;       /* output: switch sub-cycle that last used it */
-    int32_t down;           /* output: downstream input VC 0, or node */
-    int32_t up;             /* input: upstream output VC 0, or node */
     int32_t lat;            /* link latency, cycles */
-    int32_t term;           /* terminal port */
-    int32_t down_ev;        /* wheel event word of a flit to down (+ 4 * vc) */
-    int32_t up_ev;          /* wheel event word of a credit to up (+ 4 * vc) */
+    int32_t down_ev;        /* wheel event word of a flit to the far end's VC 0 (+ 4 * vc) */
+    int32_t up_ev;          /* wheel event word of a credit to the far end's VC 0 (+ 4 * vc) */
+    int32_t pad;
 };
 
 /* Per node; inj_cred and ej_n stand for sim_node's inj_cred and ej_flits
@@ -126,6 +117,12 @@ struct sim_fl {
     struct fl_ent *ring;        /* per input VC, RB entries */
     struct fl_ovc *ovc;         /* per output VC */
     struct fl_port *port;       /* per (router, port) */
+    uint16_t *vq_n;             /* per input VC: flits present */
+    uint16_t *cred;             /* per output VC: credits for the downstream VC */
+    uint8_t *omap;              /* per input VC: its routed output port (router-local) */
+    int32_t *onext;             /* per output port: first cycle its link is free */
+    uint8_t *act;               /* per input port: VCs whose front packet owns its output VC */
+    uint8_t *cblk;              /* per input port: active VCs whose output VC has no credit */
     uint8_t *sw_mask;           /* per input port: VCs that may cross */
     uint8_t *va_mask;           /* per input port: VCs awaiting VA */
     uint64_t *sw_ports;         /* bit per input port: sw_mask != 0 */
@@ -137,9 +134,8 @@ struct sim_fl {
     int32_t *va_need;           /* per router: VCs awaiting VA */
     struct fl_node *nd;         /* per node */
     int32_t *ej;                /* per node ejection ring of flit codes */
-    struct fl_bucket w1[FL_W1];
-    struct fl_bucket2 *w2;
-    int nw2;
+    struct flw wheel;           /* flits and credits on links */
+    int64_t horizon;            /* longest delay of a wheel event */
     double sacc;                /* speedup accumulator */
     int track;                  /* keep the checker's counters (cfg.check) */
     struct sim_net *net;
@@ -147,7 +143,7 @@ struct sim_fl {
 
 static void *sim_fl_calloc(size_t n, size_t sz, int *ok)
 {
-    void *p = calloc(n ? n : 1, sz);
+    void *p = sim_big_calloc(n ? n : 1, sz);
     if (!p)
         *ok = 0;
     return p;
@@ -161,6 +157,12 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     f->ring = sim_fl_calloc(nv * f->RB, sizeof(*f->ring), ok);
     f->ovc = sim_fl_calloc(nv, sizeof(*f->ovc), ok);
     f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
+    f->vq_n = sim_fl_calloc(nv, sizeof(*f->vq_n), ok);
+    f->cred = sim_fl_calloc(nv, sizeof(*f->cred), ok);
+    f->omap = sim_fl_calloc(nv, 1, ok);
+    f->onext = sim_fl_calloc(np, sizeof(*f->onext), ok);
+    f->act = sim_fl_calloc(np, 1, ok);
+    f->cblk = sim_fl_calloc(np, 1, ok);
     f->sw_mask = sim_fl_calloc(np, 1, ok);
     f->va_mask = sim_fl_calloc(np, 1, ok);
     f->sw_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
@@ -173,25 +175,20 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
         f->ivc[iv].fpkt = -1;
         f->ivc[iv].ov = -1;
         f->ivc[iv].wnext = -1;
-        f->ovc[iv].cred = net->out_cred[iv];
+        f->cred[iv] = (uint16_t)net->out_cred[iv];
         f->ovc[iv].owner = -1;
         f->ovc[iv].whead = -1;
     }
     for (size_t ip = 0; ip < np; ip++) {
         struct fl_port *pt = &f->port[ip];
-        int port = (int)(ip % net->P);
         pt->lat = net->lat[ip] / SIM_TPC;
-        pt->used_tag = -1;
-        pt->term = port < p;
-        if (pt->term) {
-            pt->down = pt->up = net->nbr_p[ip]; /* the node */
-            pt->down_ev = pt->down * 4 + EVF_NFLIT; /* terminal VCs are VC 0 */
-            pt->up_ev = pt->up * 4 + EVF_NCRED;
-        } else {
-            pt->down = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * 8;
-            pt->up = pt->down; /* links are symmetric: same neighbour port */
-            pt->down_ev = pt->down * 4 + EVF_RFLIT;
-            pt->up_ev = pt->up * 4 + EVF_RCRED;
+        if ((int)(ip % net->P) < p) { /* the far end is a node; terminal VCs are VC 0 */
+            pt->down_ev = net->nbr_p[ip] * 4 + EVF_NFLIT;
+            pt->up_ev = net->nbr_p[ip] * 4 + EVF_NCRED;
+        } else { /* links are symmetric: the same neighbour port both ways */
+            int far = (net->nbr_r[ip] * net->P + net->nbr_p[ip]) * 8;
+            pt->down_ev = far * 4 + EVF_RFLIT;
+            pt->up_ev = far * 4 + EVF_RCRED;
         }
     }
     return SIM_OK;
@@ -227,10 +224,8 @@ int sim_flit_init(struct sim_net *net)
         }
     /* Longest delay of a wheel event: a full output queue (all VCs'
      * credits) plus the link. */
-    int64_t horizon = (int64_t)net->V * f->B + 64 + 2;
-    f->nw2 = (int)(horizon / FL_BLK) + 3;
-    f->w2 = sim_fl_calloc((size_t)f->nw2, sizeof(*f->w2), &ok);
-    if (!ok || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
+    f->horizon = (int64_t)net->V * f->B + 64 + 2;
+    if (flw_init(&f->wheel, f->horizon) != 0 || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
     int N = net->N;
     f->nd = sim_fl_calloc((size_t)N, sizeof(*f->nd), &ok);
@@ -252,14 +247,11 @@ void sim_flit_free(struct sim_net *net)
     struct sim_fl *f = net->fl;
     if (!f)
         return;
-    for (int i = 0; i < FL_W1; i++)
-        free(f->w1[i].v);
-    if (f->w2)
-        for (int i = 0; i < f->nw2; i++)
-            free(f->w2[i].v);
-    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->sw_mask, f->va_mask, f->rr_in,
+    flw_free(&f->wheel);
+    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->omap, f->onext,
+                     f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
-                     f->va_need, f->nd, f->ej, f->w2 };
+                     f->va_need, f->nd, f->ej };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
     free(f);
@@ -267,55 +259,6 @@ void sim_flit_free(struct sim_net *net)
 }
 
 /* ---- the timing wheel of flits and credits on links ---- */
-
-/* Slow path of sim_fl_push: a bucket must grow, or the event is beyond
- * level 1. */
-__attribute__((noinline)) static void sim_fl_push_slow(struct sim_fl *f, int64_t now, int64_t at,
-                                                       int32_t a, int32_t code)
-{
-    if (at - now < FL_W1) {
-        struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
-        int cap = bk->cap ? bk->cap * 2 : 256;
-        struct fl_ev *nv = realloc(bk->v, (size_t)cap * sizeof(*nv));
-        if (!nv)
-            abort(); /* out of memory in the middle of a run */
-        bk->v = nv;
-        bk->cap = cap;
-        bk->v[bk->n].a = a;
-        bk->v[bk->n].b = code;
-        bk->n++;
-        return;
-    }
-    int64_t blk = at / FL_BLK;
-    if (blk - now / FL_BLK >= f->nw2)
-        abort(); /* beyond the horizon computed at init: cannot happen */
-    struct fl_bucket2 *b2 = &f->w2[blk % f->nw2];
-    if (b2->n == b2->cap) {
-        int cap = b2->cap ? b2->cap * 2 : 256;
-        struct fl_ev2 *nv = realloc(b2->v, (size_t)cap * sizeof(*nv));
-        if (!nv)
-            abort(); /* out of memory in the middle of a run */
-        b2->v = nv;
-        b2->cap = cap;
-    }
-    b2->v[b2->n].at = (int32_t)at;
-    b2->v[b2->n].a = a;
-    b2->v[b2->n].b = code;
-    b2->n++;
-}
-
-static inline void sim_fl_wheel_put(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
-                                    int32_t code)
-{
-    struct fl_bucket *bk = &f->w1[at & (FL_W1 - 1)];
-    if (__builtin_expect(at - now >= FL_W1 || bk->n == bk->cap, 0)) {
-        sim_fl_push_slow(f, now, at, a, code);
-        return;
-    }
-    bk->v[bk->n].a = a;
-    bk->v[bk->n].b = code;
-    bk->n++;
-}
 
 /* Checker bookkeeping (only with cfg.check): the event word a adds or
  * removes a flit on a wire or in an output queue (counted at the sending
@@ -326,11 +269,11 @@ static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
     int target = a >> 2, V = net->V, p = net->cfg.p;
     switch (a & 3) {
     case EVF_RFLIT: {
-        int ipi = target >> 3;
-        if (f->port[ipi].term) /* injected by the node, not yet at the router */
-            net->node[f->port[ipi].up].inj_fwd += delta;
+        int ipi = target >> 3, far = f->port[ipi].up_ev >> 2; /* the sender */
+        if (ipi % net->P < p) /* injected by the node, not yet at the router */
+            net->node[far].inj_fwd += delta;
         else
-            net->out_fwd[(f->port[ipi].up >> 3) * V + (target & 7)] += delta;
+            net->out_fwd[(far >> 3) * V + (target & 7)] += delta;
         break;
     }
     case EVF_NFLIT: net->out_fwd[((target / p) * net->P + target % p) * V] += delta; break;
@@ -343,28 +286,17 @@ static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
 static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
                                   int32_t code)
 {
+    assert(at > now && at - now <= f->horizon);
+    (void)now;
     if (__builtin_expect(f->track, 0))
         sim_fl_count_ev(f->net, a, 1);
-    sim_fl_wheel_put(f, now, at, a, code);
+    flw_put(&f->wheel, at, a, code);
 }
 
 static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
                                int32_t target, int32_t code)
 {
     sim_fl_push_ev(f, now, at, target * 4 + kind, code);
-}
-
-/* Move the level-2 block that starts one block after the current one
- * into level 1 (its cycles are then within FL_W1 of now). */
-static void sim_fl_wheel_refill(struct sim_fl *f, int64_t t)
-{
-    int64_t blk = t / FL_BLK + 1;
-    struct fl_bucket2 *src = &f->w2[blk % f->nw2];
-    for (int i = 0; i < src->n; i++) {
-        const struct fl_ev2 *e = &src->v[i];
-        sim_fl_wheel_put(f, t, e->at, e->a, e->b);
-    }
-    src->n = 0;
 }
 
 /* ---- request masks: per input port a byte of VCs, and per router a
@@ -405,10 +337,10 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
     int iv = ipi * net->V + vc;
     struct fl_ivc *q = &f->ivc[iv];
     uint8_t bit = (uint8_t)(1u << vc);
-    if (q->active) {
-        if (!q->cblk)
+    if (f->act[ipi] & bit) {
+        if (!(f->cblk[ipi] & bit))
             sim_fl_set(f->sw_mask, f->sw_ports, ipi, bit);
-    } else if (q->vq_n == 0) {
+    } else if (f->vq_n[iv] == 0) { /* then this is a head */
         sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
         f->va_need[ipi / net->P]++;
         q->va_ready = cyc + net->cfg.router_delay;
@@ -429,7 +361,7 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
             q->ve_n++;
         }
     }
-    q->vq_n++;
+    f->vq_n[iv]++;
 }
 
 /* ---- links: deliver what arrives in cycle t ---- */
@@ -437,13 +369,14 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
 static void sim_fl_credit_arrive(struct sim_net *net, int oip, int vc)
 {
     struct sim_fl *f = net->fl;
-    struct fl_ovc *oc = &f->ovc[oip * net->V + vc];
+    int ov = oip * net->V + vc;
     net->out_occ[oip]--;
-    if (++oc->cred == 1 && oc->owner >= 0) { /* the owner was blocked on credits */
-        struct fl_ivc *q = &f->ivc[oc->owner];
-        q->cblk = 0;
-        if (q->vq_n > 0)
-            sim_fl_set(f->sw_mask, f->sw_ports, oc->owner / net->V, 1u << (oc->owner % net->V));
+    if (++f->cred[ov] == 1 && f->ovc[ov].owner >= 0) { /* the owner was blocked on credits */
+        int w = f->ovc[ov].owner, wp = w / net->V;
+        unsigned bit = 1u << (w - wp * net->V);
+        f->cblk[wp] &= (uint8_t)~bit;
+        if (f->vq_n[w] > 0)
+            sim_fl_set(f->sw_mask, f->sw_ports, wp, bit);
     }
 }
 
@@ -463,45 +396,65 @@ static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
 /* Deliveries go to random places in the network: prefetch the record an
  * event will touch a few events ahead. */
 #define FL_PREFETCH_AHEAD 12
-static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct fl_ev *e)
+static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct flw_ev *e)
 {
     const struct sim_fl *f = net->fl;
     int32_t target = e->a >> 2;
     switch (e->a & 3) {
-    case EVF_RFLIT:
-        __builtin_prefetch(&f->ivc[(target >> 3) * net->V + (target & 7)], 1);
+    case EVF_RFLIT: {
+        int iv = (target >> 3) * net->V + (target & 7);
+        __builtin_prefetch(&f->vq_n[iv], 1);
+        if (FL_HEAD(e->b))
+            __builtin_prefetch(&f->ivc[iv], 1);
         break;
+    }
     case EVF_NFLIT:
         __builtin_prefetch(&f->nd[target], 1);
         if (FL_HEAD(e->b))
             __builtin_prefetch(&net->pkt[FL_PKT(e->b)], 0);
         break;
     case EVF_RCRED:
-        __builtin_prefetch(&f->ovc[(target >> 3) * net->V + (target & 7)], 1);
+        __builtin_prefetch(&f->cred[(target >> 3) * net->V + (target & 7)], 1);
         __builtin_prefetch(&net->out_occ[target >> 3], 1);
         break;
     default: __builtin_prefetch(&f->nd[target], 1); break;
     }
 }
 
-static void sim_fl_bucket_run(struct sim_net *net, int64_t t, struct fl_bucket *bk)
+static void sim_fl_deliver(struct sim_net *net, int64_t t, int32_t a, int32_t code)
 {
-    for (int i = 0; i < bk->n && i < FL_PREFETCH_AHEAD; i++)
-        sim_fl_prefetch_ev(net, &bk->v[i]);
-    for (int i = 0; i < bk->n; i++) {
-        if (i + FL_PREFETCH_AHEAD < bk->n)
-            sim_fl_prefetch_ev(net, &bk->v[i + FL_PREFETCH_AHEAD]);
-        int32_t a = bk->v[i].a, target = a >> 2;
-        if (__builtin_expect(net->fl->track, 0))
-            sim_fl_count_ev(net, a, -1);
-        switch (a & 3) {
-        case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, bk->v[i].b, (int32_t)t); break;
-        case EVF_NFLIT: sim_fl_node_receive(net, t, target, bk->v[i].b); break;
-        case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
-        default: net->fl->nd[target].inj_cred++; break;
-        }
+    int32_t target = a >> 2;
+    if (__builtin_expect(net->fl->track, 0))
+        sim_fl_count_ev(net, a, -1);
+    switch (a & 3) {
+    case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, code, (int32_t)t); break;
+    case EVF_NFLIT: sim_fl_node_receive(net, t, target, code); break;
+    case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
+    default: net->fl->nd[target].inj_cred++; break;
     }
-    bk->n = 0;
+}
+
+/* Deliver everything that arrives in cycle t, chunk by chunk, each chunk
+ * going back to the free list as soon as it is done. */
+static void sim_fl_bucket_run(struct sim_net *net, int64_t t)
+{
+    struct flw *w = &net->fl->wheel;
+    struct flw_chunk *c = flw_take(w, t);
+    for (int i = 0; c && i < c->n && i < FL_PREFETCH_AHEAD; i++)
+        sim_fl_prefetch_ev(net, &c->ev[i]);
+    while (c) {
+        struct flw_chunk *next = c->next;
+        for (int i = 0; i < c->n; i++) {
+            int k = i + FL_PREFETCH_AHEAD;
+            if (k < c->n)
+                sim_fl_prefetch_ev(net, &c->ev[k]);
+            else if (next && k - c->n < next->n)
+                sim_fl_prefetch_ev(net, &next->ev[k - c->n]);
+            sim_fl_deliver(net, t, c->ev[i].a, c->ev[i].b);
+        }
+        flw_chunk_put(w, c);
+        c = next;
+    }
 }
 
 /* ---- nodes inject one flit and sink at their rate ---- */
@@ -587,6 +540,7 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
                 sim_route(net, r, port, &net->pkt[q->fpkt], &out, &ovc);
                 q->op = r * P + out;
                 q->ov = q->op * V + ovc;
+                f->omap[iv] = (uint8_t)out;
             }
             struct fl_ovc *oc = &f->ovc[q->ov];
             if (oc->owner >= 0) {
@@ -599,13 +553,13 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
                 continue;
             }
             oc->owner = iv;
-            q->active = 1;
+            f->act[ipi] |= (uint8_t)(1u << vc);
             sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
             f->va_need[r]--;
-            if (oc->cred > 0)
+            if (f->cred[q->ov] > 0)
                 sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
             else
-                q->cblk = 1;
+                f->cblk[ipi] |= (uint8_t)(1u << vc);
         }
     }
 }
@@ -638,28 +592,29 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     uint8_t bit = (uint8_t)(1u << vc);
     int pkt = q->fpkt, i = q->fsent, tail = i == q->flen - 1;
     int code = FL_CODE(pkt, i, tail, q->flen);
-    struct fl_ovc *oc = &f->ovc[ov];
-    assert(oc->cred > 0 && q->vq_n > 0 && q->active && !q->cblk);
+    assert(f->cred[ov] > 0 && f->vq_n[iv] > 0 && (f->act[ipi] & bit) && !(f->cblk[ipi] & bit));
     q->fsent++;
-    q->vq_n--;
+    int left = --f->vq_n[iv];
     if (i == 0) {
-        sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, oc->cred);
+        sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, f->cred[ov]);
         if (q->ve_n > 0) /* the next packet's entry is read when this tail leaves */
             __builtin_prefetch(&f->ring[(size_t)iv * f->RB + q->ve_head], 0);
     }
-    oc->cred--;
+    int cr = --f->cred[ov];
     net->out_occ[oip]++;
     /* Output queue: the flit leaves one cycle after the previous one. */
-    struct fl_port *op = &f->port[oip];
-    int64_t d = t + 1 > op->next_free ? t + 1 : op->next_free;
-    op->next_free = (int32_t)(d + 1);
+    const struct fl_port *op = &f->port[oip];
+    int64_t d = t + 1 > f->onext[oip] ? t + 1 : f->onext[oip];
+    f->onext[oip] = (int32_t)(d + 1);
     sim_fl_push_ev(f, t, d + op->lat, op->down_ev + 4 * ovc, code);
     /* The VC leaves the switch requests if it is empty, out of credits
      * (then it is re-armed by a credit), or its packet is done. */
-    if (q->vq_n == 0 || oc->cred == 0 || tail)
+    if (left == 0 || cr == 0 || tail)
         sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
-    q->cblk = oc->cred == 0 && !tail;
+    if (cr == 0 && !tail)
+        f->cblk[ipi] |= bit;
     if (tail) {
+        struct fl_ovc *oc = &f->ovc[ov];
         oc->owner = -1;
         for (int w = oc->whead; w >= 0;) { /* waiters try again next cycle */
             int next = f->ivc[w].wnext, wp = w / V;
@@ -669,7 +624,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
             w = next;
         }
         oc->whead = -1;
-        q->active = 0;
+        f->act[ipi] &= (uint8_t)~bit;
         q->ov = -1;
         if (q->ve_n > 0) { /* the next packet's head is now in front */
             const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
@@ -694,10 +649,11 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
 /* One switch sub-cycle: each input offers one flit (round robin over its
  * VCs that may cross); it goes if its output has not taken a flit in this
  * sub-cycle. */
-static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub, int start)
+static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int start)
 {
     struct sim_fl *f = net->fl;
-    int tag = (int)(t * 4 + sub), P = net->P, V = net->V;
+    int P = net->P, V = net->V;
+    uint64_t used = 0; /* outputs (router-local) that took a flit */
     /* Ports with requests in rotating order; a crossing changes only its
      * own port's mask, so the snapshot of the bitmap stays exact. */
     for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, start); pb; pb &= pb - 1) {
@@ -708,10 +664,11 @@ static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int sub, int st
         /* The port's VCs that may cross, from the round-robin VC on. */
         for (uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]]; sq; sq >>= 4) {
             int vc = (int)(sq & 15) - 1;
-            int iv = ipi * V + vc, oip = f->ivc[iv].op;
-            if (f->port[oip].used_tag == tag)
+            int iv = ipi * V + vc;
+            uint64_t ob = 1ull << f->omap[iv];
+            if (used & ob)
                 continue;
-            f->port[oip].used_tag = tag;
+            used |= ob;
             f->rr_in[ipi] = (uint8_t)(vc + 1 < V ? vc + 1 : 0);
             sim_fl_traverse(net, t, r, ipi, vc, iv);
             break;
@@ -751,18 +708,32 @@ static void sim_fl_prefetch_router(const struct sim_net *net, int r)
     uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0) | sim_fl_ports(f->va_ports, r, P, 0);
     for (; pb; pb &= pb - 1) {
         int ipi = r * P + __builtin_ctzll(pb);
-        unsigned m = f->sw_mask[ipi] | f->va_mask[ipi];
-        int vc = (int)(f->rrseq[m * 8 + f->rr_in[ipi]] & 15) - 1;
-        __builtin_prefetch(&f->ivc[ipi * V + vc], 1);
+        /* Every candidate: a port sends from a different VC in each
+         * sub-cycle as its round robin moves on. */
+        for (unsigned m = f->sw_mask[ipi] | f->va_mask[ipi]; m; m &= m - 1)
+            __builtin_prefetch(&f->ivc[ipi * V + __builtin_ctz(m)], 1);
+    }
+}
+
+/* Second stage, once the records are in: the packets VA will route. */
+static void sim_fl_prefetch_route(const struct sim_net *net, int r)
+{
+    const struct sim_fl *f = net->fl;
+    int P = net->P, V = net->V;
+    for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, 0); pb; pb &= pb - 1) {
+        int ipi = r * P + __builtin_ctzll(pb);
+        for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
+            const struct fl_ivc *q = &f->ivc[ipi * V + __builtin_ctz(m)];
+            if (q->ov < 0)
+                __builtin_prefetch(&net->pkt[q->fpkt], 1);
+        }
     }
 }
 
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
-    if (t % FL_BLK == 0)
-        sim_fl_wheel_refill(f, t);
-    sim_fl_bucket_run(net, t, &f->w1[t & (FL_W1 - 1)]);
+    sim_fl_bucket_run(net, t);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
             sim_fl_generate(net, t, n);
@@ -776,11 +747,13 @@ void sim_flit_cycle(struct sim_net *net, int64_t t)
     for (int s = 0; s < subs && s < 4; s++)
         start[s] = (int)((t + s) % P);
     for (int r = 0; r < net->R; r++) {
+        if (r + 4 < net->R)
+            sim_fl_prefetch_router(net, r + 4);
         if (r + 2 < net->R)
-            sim_fl_prefetch_router(net, r + 2);
+            sim_fl_prefetch_route(net, r + 2);
         sim_fl_route_va(net, t, r);
         for (int s = 0; s < subs; s++)
-            sim_fl_switch(net, t, r, s, s < 4 ? start[s] : (int)((t + s) % P));
+            sim_fl_switch(net, t, r, s < 4 ? start[s] : (int)((t + s) % P));
     }
 }
 
@@ -807,8 +780,8 @@ void sim_flit_sync(const struct sim_net *net)
     const struct sim_fl *f = net->fl;
     size_t nv = (size_t)net->R * net->P * net->V;
     for (size_t iv = 0; iv < nv; iv++) {
-        net->in_flits[iv] = f->ivc[iv].vq_n;
-        net->out_cred[iv] = f->ovc[iv].cred;
+        net->in_flits[iv] = f->vq_n[iv];
+        net->out_cred[iv] = f->cred[iv];
     }
     for (int n = 0; n < net->N; n++) {
         net->node[n].inj_cred = f->nd[n].inj_cred;
@@ -821,7 +794,7 @@ int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
     const struct fl_ivc *q = &f->ivc[iv];
-    int n = 0, left = q->vq_n;
+    int n = 0, left = f->vq_n[iv];
     if (q->fpkt >= 0)
         for (int i = q->fsent; i < q->flen && n < max && left > 0; i++, left--)
             out[n++] = q->fpkt;

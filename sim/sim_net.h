@@ -108,6 +108,8 @@ struct sim_net {
 /* sim_engine.c */
 int sim_ev_push(struct sim_net *net, sim_tick_t t, int kind, int a, int b, int c, int pkt);
 int sim_pkt_alloc(struct sim_net *net);
+void sim_huge_advise(void *p, size_t n);
+void *sim_big_calloc(size_t n, size_t sz);
 void sim_pkt_free(struct sim_net *net, int id);
 uint64_t sim_rand(struct sim_net *net);
 double sim_rand01(struct sim_net *net);
