@@ -110,7 +110,6 @@ static sl_status_t send_rndv(p2p_req_t *r, int dst, unsigned ctx, int tag, size_
  * that FIN releases. */
 static sl_status_t send_copy(p2p_req_t *h, int dst, unsigned ctx, int tag)
 {
-    h->rv_ct = PTL_CT_NONE;
     if (PtlCTAlloc(P.ni, &h->rv_ct) != PTL_OK) h->rv_ct = PTL_CT_NONE;
     bool counted = !PtlHandleIsEqual(h->rv_ct, PTL_CT_NONE);
     sl_status_t st = expose_counted(h, dst, h->rv_ct);
@@ -211,9 +210,11 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     bool rr = p2p_seq_send(dst, ctx, tag, &seq);
     sl_status_t st;
     p2p_proto_t proto = choose(len, sync, rr);
-    if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET) p2p_hybrid_reap();
-    if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
-        proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
+    if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET) {
+        p2p_hybrid_reap(); /* copies already read make room */
+        if (P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
+            proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
+    }
     switch (proto) {
     case P2P_PROTO_EAGER: st = send_eager(r, dst, ctx, tag, sync), P.stats.eager++; break;
     case P2P_PROTO_HYBRID: st = send_hybrid(r, dst, ctx, tag), P.stats.hybrid++; break;
