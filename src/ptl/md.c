@@ -159,14 +159,19 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
 
 /* ---- shared memory (Sluice extension) ------------------------------------------------------ */
 
-int PtlSluiceMemAlloc(ptl_handle_ni_t ni_handle, ptl_size_t len, void **out)
+/* The heap is the process's, not the NI's: the NI is only checked. */
+static bool ni_valid(ptl_handle_ni_t ni_handle)
 {
-    PTL_CHECK_INIT();
-    if (!out) return PTL_ARG_INVALID;
     PTL_LOCK();
     bool ok = ptl_ni_get(ni_handle) != NULL;
     PTL_UNLOCK();
-    if (!ok) return PTL_ARG_INVALID;
+    return ok;
+}
+
+int PtlSluiceMemAlloc(ptl_handle_ni_t ni_handle, ptl_size_t len, void **out)
+{
+    PTL_CHECK_INIT();
+    if (!out || !ni_valid(ni_handle)) return PTL_ARG_INVALID;
     /* the heap has its own lock; zero bytes still get a distinct block */
     *out = wire_heap_alloc(ptl_g.wire, len ? (size_t)len : 1);
     return *out ? PTL_OK : PTL_NO_SPACE;
@@ -175,9 +180,6 @@ int PtlSluiceMemAlloc(ptl_handle_ni_t ni_handle, ptl_size_t len, void **out)
 int PtlSluiceMemFree(ptl_handle_ni_t ni_handle, void *ptr)
 {
     PTL_CHECK_INIT();
-    PTL_LOCK();
-    bool ok = ptl_ni_get(ni_handle) != NULL;
-    PTL_UNLOCK();
-    if (!ok) return PTL_ARG_INVALID;
+    if (!ni_valid(ni_handle)) return PTL_ARG_INVALID;
     return wire_heap_free(ptl_g.wire, ptr) == SL_OK ? PTL_OK : PTL_ARG_INVALID;
 }
