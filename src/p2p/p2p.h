@@ -82,7 +82,7 @@ typedef struct p2p_stats {
      * byte read, and by a FIN (truncating receive, or no counter to spare) */
     unsigned long hybrid_by_counter, hybrid_by_fin;
     unsigned long mem_shared; /* p2p_mem_alloc blocks from the shared heap */
-    unsigned long seq_keys;   /* (peer, context, tag) keys numbered (auto, recv_rndv) */
+    unsigned long seq_keys;   /* sequence buckets in use (auto, recv_rndv; <= SLUICE_SEQ_BUCKETS) */
 } p2p_stats_t;
 void p2p_get_stats(p2p_stats_t *out);
 

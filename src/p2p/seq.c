@@ -3,51 +3,79 @@
  * receives posted for it.  A RECEIVER_READY carries the receive's number;
  * the sender uses it for exactly its send of that number, keeps the ones
  * for future sends, and drops the ones for sends already made (a receive
- * the sender beat with another protocol).  Memory: one entry per pair and
- * tag in use, as the paper accepts.
+ * the sender beat with another protocol).
+ *
+ * Memory is bounded: the counters live in a fixed table of
+ * SLUICE_SEQ_BUCKETS buckets indexed by a hash of (peer, context, tag),
+ * with no keys.  Keys that share a bucket share its counters, so both
+ * sides number the messages of a bucket, and they agree whenever the
+ * bucket's messages are sent in the order their receives are posted --
+ * always for a bucket used by one key.  The paper's one entry per key in
+ * use grows without end under a program that uses a fresh tag per step
+ * (tag = iteration); a table that evicts keys would let the two sides'
+ * counts drift apart for good.  Every rank must use the same bucket count
+ * (the environment is the job's); a rank that does not merely loses hints.
  *
  * The numbers are hints, not a correctness condition: a direct put that
- * follows a stale RECEIVER_READY still lands where MPI matching says (see
- * send.c), at worst in the catcher, from which its receive pulls it. */
+ * follows a stale or misattributed RECEIVER_READY still lands where MPI
+ * matching says (see send.c), at worst in the catcher, from which its
+ * receive pulls it.  Each stored RECEIVER_READY also keeps a fingerprint
+ * of its key, so a shared bucket does not lend one key's hint to another. */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
+#include "util/param.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define RR_KEEP 4 /* future RECEIVER_READYs kept per key; more are dropped (a hint lost) */
+#define RR_KEEP 4 /* future RECEIVER_READYs kept per bucket; more are dropped (a hint lost) */
+
+typedef struct seq_rr {
+    uint32_t seq; /* the receive's number */
+    uint32_t fp;  /* fingerprint of its key */
+} seq_rr_t;
 
 typedef struct seq_ent {
-    uint64_t key; /* 0: empty */
     uint32_t sent, posted;
-    uint32_t rr[RR_KEEP];
-    unsigned n_rr;
+    seq_rr_t rr[RR_KEEP];
+    uint8_t n_rr;
+    bool used; /* touched at least once (for the statistics) */
 } seq_ent_t;
 
 static struct {
-    seq_ent_t *tab;
-    size_t cap, used;
+    seq_ent_t *tab; /* zero pages until touched: an idle table costs no memory */
+    size_t mask, used;
 } S;
 
-static uint64_t seq_key(int peer, unsigned ctx, int tag)
-{
-    /* +1 so that no real key is 0 */
-    return ((uint64_t)(uint32_t)peer << 48 | (uint64_t)(ctx & 0xffff) << 32 | (uint32_t)tag) + 1;
-}
-
-static size_t seq_hash(uint64_t k, size_t cap)
+static uint64_t mix(uint64_t k)
 {
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdull;
     k ^= k >> 33;
-    return (size_t)k & (cap - 1);
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+/* Both sides must pick the same bucket for a message: the key names the
+ * sender and the receiver, not "the peer" (which differs between them). */
+static uint64_t seq_hash(int sender, int receiver, unsigned ctx, int tag)
+{
+    uint64_t pair = mix((uint64_t)(uint32_t)sender << 32 | (uint32_t)receiver);
+    return mix(pair ^ ((uint64_t)ctx << 32 | (uint32_t)tag));
 }
 
 sl_status_t p2p_seq_init(void)
 {
-    S.cap = 1024;
+    long n;
+    if (sl_param_int(SL_PARAM_SEQ_BUCKETS, &n)) return SL_ERR_CONFIG;
+    if (n & (n - 1)) {
+        sl_log_error("p2p: SLUICE_SEQ_BUCKETS=%ld is not a power of two", n);
+        return SL_ERR_CONFIG;
+    }
+    S.mask = (size_t)n - 1;
     S.used = 0;
-    S.tab = calloc(S.cap, sizeof *S.tab);
+    S.tab = calloc((size_t)n, sizeof *S.tab);
     return S.tab ? SL_OK : SL_ERR_NOMEM;
 }
 
@@ -57,41 +85,23 @@ void p2p_seq_fini(void)
     memset(&S, 0, sizeof S);
 }
 
-static bool seq_grow(void)
-{
-    seq_ent_t *old = S.tab;
-    size_t n = S.cap;
-    seq_ent_t *tab = calloc(2 * n, sizeof *tab);
-    if (!tab) return false;
-    for (size_t i = 0; i < n; i++) {
-        if (!old[i].key) continue;
-        size_t j = seq_hash(old[i].key, 2 * n);
-        while (tab[j].key) j = (j + 1) & (2 * n - 1);
-        tab[j] = old[i];
-    }
-    S.tab = tab;
-    S.cap = 2 * n;
-    free(old);
-    return true;
-}
-
-/* The entry of a key, created on first use; NULL only without memory. */
 size_t p2p_seq_keys(void)
 {
     return S.used;
 }
 
-static seq_ent_t *seq_find(int peer, unsigned ctx, int tag)
+/* The bucket of a key, and the key's fingerprint (the hash's high half,
+ * independent of the bucket index). */
+static seq_ent_t *seq_find(int sender, int receiver, unsigned ctx, int tag, uint32_t *fp)
 {
-    uint64_t k = seq_key(peer, ctx, tag);
-    if (2 * (S.used + 1) > S.cap && !seq_grow()) return NULL;
-    size_t i = seq_hash(k, S.cap);
-    while (S.tab[i].key && S.tab[i].key != k) i = (i + 1) & (S.cap - 1);
-    if (!S.tab[i].key) {
-        S.tab[i].key = k;
+    uint64_t h = seq_hash(sender, receiver, ctx, tag);
+    seq_ent_t *e = &S.tab[h & S.mask];
+    if (!e->used) {
+        e->used = true;
         S.used++;
     }
-    return &S.tab[i];
+    if (fp) *fp = (uint32_t)(h >> 32);
+    return e;
 }
 
 /* Forget stored RECEIVER_READYs for sends already made. */
@@ -99,15 +109,15 @@ static void rr_prune(seq_ent_t *e)
 {
     unsigned k = 0;
     for (unsigned i = 0; i < e->n_rr; i++) {
-        if ((int32_t)(e->rr[i] - e->sent) >= 0) e->rr[k++] = e->rr[i];
+        if ((int32_t)(e->rr[i].seq - e->sent) >= 0) e->rr[k++] = e->rr[i];
         else P.stats.rr_stale++;
     }
-    e->n_rr = k;
+    e->n_rr = (uint8_t)k;
 }
 
 /* Only the protocols that announce receives number them: under the
  * other forced protocols no RECEIVER_READY is sent or used, and the table
- * is left alone (no lookups, no growth). */
+ * is left alone. */
 static bool seq_used(void)
 {
     return P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV;
@@ -117,12 +127,13 @@ bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq)
 {
     *seq = 0;
     if (!seq_used()) return false;
-    seq_ent_t *e = seq_find(peer, ctx, tag);
-    if (!e) return false;
+    uint32_t fp;
+    seq_ent_t *e = seq_find(P.rank, peer, ctx, tag, &fp);
     *seq = e->sent++;
+    if (!e->n_rr) return false;
     bool found = false;
     for (unsigned i = 0; i < e->n_rr && !found; i++) {
-        if (e->rr[i] != *seq) continue;
+        if (e->rr[i].seq != *seq || e->rr[i].fp != fp) continue;
         e->rr[i] = e->rr[--e->n_rr];
         found = true;
     }
@@ -133,8 +144,7 @@ bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq)
 uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag)
 {
     if (!seq_used()) return 0;
-    seq_ent_t *e = seq_find(peer, ctx, tag);
-    return e ? e->posted++ : 0;
+    return seq_find(peer, P.rank, ctx, tag, NULL)->posted++;
 }
 
 /* A receive numbered seq went away unmatched (cancelled): if it was the
@@ -143,29 +153,29 @@ uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag)
 void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq)
 {
     if (!seq_used()) return;
-    seq_ent_t *e = seq_find(peer, ctx, tag);
-    if (e && e->posted == seq + 1) e->posted = seq;
+    seq_ent_t *e = seq_find(peer, P.rank, ctx, tag, NULL);
+    if (e->posted == seq + 1) e->posted = seq;
 }
 
 /* The last send numbered on this key did not start. */
 void p2p_seq_unsend(int peer, unsigned ctx, int tag)
 {
     if (!seq_used()) return;
-    seq_ent_t *e = seq_find(peer, ctx, tag);
-    if (e && e->sent) e->sent--;
+    seq_ent_t *e = seq_find(P.rank, peer, ctx, tag, NULL);
+    if (e->sent) e->sent--;
 }
 
 void p2p_seq_rr_arrived(const ptl_event_t *ev)
 {
+    if (!seq_used()) return; /* (a peer with another SLUICE_PROTOCOL: a useless hint) */
     int peer = (int)ev->initiator.rank;
     unsigned ctx = (unsigned)((ev->match_bits >> MB_CTX_SHIFT) & P2P_CTX_MAX);
     int tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
-    uint32_t seq = (uint32_t)ev->hdr_data;
-    seq_ent_t *e = seq_used() ? seq_find(peer, ctx, tag) : NULL;
-    if (!e) return; /* (a peer with another SLUICE_PROTOCOL: a useless hint) */
+    uint32_t seq = (uint32_t)ev->hdr_data, fp;
+    seq_ent_t *e = seq_find(P.rank, peer, ctx, tag, &fp); /* we are its sender */
     if ((int32_t)(seq - e->sent) < 0 || e->n_rr == RR_KEEP) {
         P.stats.rr_stale++; /* that send went already (or too many ahead) */
         return;
     }
-    e->rr[e->n_rr++] = seq;
+    e->rr[e->n_rr++] = (seq_rr_t){.seq = seq, .fp = fp};
 }
