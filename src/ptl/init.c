@@ -380,6 +380,7 @@ void ptl_ni_destroy(ptl_ni_t *ni)
     ptl_g.nis[ni->kind] = NULL;
     ptl_handle_free(ni->handle);
     free(ni->map);
+    free(ni->rank_of);
     free(ni->pts);
     free(ni);
 }
@@ -448,18 +449,26 @@ int ptl_ni_rank_of(const ptl_ni_t *ni, ptl_process_t id, int *rank)
     return PTL_OK;
 }
 
-/* How a message from job rank `rank` is named in this NI's events. */
+/* How a message from job rank `rank` is named in this NI's events: one
+ * lookup in the inverse of the map (each incoming message asks). */
 ptl_process_t ptl_ni_initiator_id(const ptl_ni_t *ni, int rank)
 {
-    ptl_process_t id = {.phys = {.nid = PTL_NID, .pid = (ptl_pid_t)rank}};
-    if (ni_logical(ni) && ni->map) {
-        for (ptl_size_t i = 0; i < ni->map_size; i++)
-            if (ni->map[i].phys.nid == PTL_NID && ni->map[i].phys.pid == (ptl_pid_t)rank) {
-                ptl_process_t r = {.rank = (ptl_rank_t)i};
-                return r;
-            }
-    }
-    return id;
+    if (ni->rank_of && rank >= 0 && rank < ptl_g.size && ni->rank_of[rank] != PTL_RANK_ANY)
+        return (ptl_process_t){.rank = ni->rank_of[rank]};
+    return (ptl_process_t){.phys = {.nid = PTL_NID, .pid = (ptl_pid_t)rank}};
+}
+
+/* The inverse of a logical NI's map; the first rank naming a process wins
+ * (as a search of the map from rank 0 would find). */
+static ptl_rank_t *map_invert(const ptl_process_t *map, ptl_size_t n)
+{
+    ptl_rank_t *inv = malloc((size_t)ptl_g.size * sizeof *inv);
+    if (!inv) return NULL;
+    for (int r = 0; r < ptl_g.size; r++) inv[r] = PTL_RANK_ANY;
+    for (ptl_size_t i = n; i-- > 0;)
+        if (map[i].phys.nid == PTL_NID && map[i].phys.pid < (ptl_pid_t)ptl_g.size)
+            inv[map[i].phys.pid] = (ptl_rank_t)i;
+    return inv;
 }
 
 int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_t *mapping)
@@ -477,7 +486,11 @@ int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_
         rc = PTL_ARG_INVALID;
     } else if (ni->map) {
         rc = PTL_IGNORED;
+    } else if (map_size >= PTL_RANK_ANY || !(ni->rank_of = map_invert(mapping, map_size))) {
+        rc = map_size >= PTL_RANK_ANY ? PTL_ARG_INVALID : PTL_NO_SPACE;
     } else if (!(ni->map = malloc(map_size * sizeof *mapping))) {
+        free(ni->rank_of);
+        ni->rank_of = NULL;
         rc = PTL_NO_SPACE;
     } else {
         memcpy(ni->map, mapping, map_size * sizeof *mapping);

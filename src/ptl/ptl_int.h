@@ -75,6 +75,7 @@ struct ptl_ni {
     ptl_pt_index_t last_pt; /* PTL_PT_ANY searches from here + 1 */
     ptl_process_t *map;     /* logical NI: rank -> phys */
     ptl_size_t map_size;
+    ptl_rank_t *rank_of;    /* logical NI: job rank (phys pid) -> first rank mapping to it */
     int n_md, n_entries, n_eq, n_ct;
     ptl_sr_value_t sr[PTL_SR_LAST];
     int bundle_depth;

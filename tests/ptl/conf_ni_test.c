@@ -354,6 +354,26 @@ static void map_fresh_logical(pt_ctx_t *c)
     ptl_process_t id;
     PT_OK(PtlGetId(ni, &id));
     CHECK_EQ(id.rank, (ptl_rank_t)(1 - c->rank));
+    /* A message names its initiator by the receiver's map: the other rank
+     * (job rank 1 - r) is logical rank r here, and is addressed so. */
+    ptl_handle_eq_t eq;
+    ptl_handle_le_t le;
+    ptl_handle_md_t md;
+    ptl_pt_index_t pt;
+    char byte = 0;
+    PT_OK(PtlEQAlloc(ni, 8, &eq));
+    PT_OK(PtlPTAlloc(ni, 0, eq, PTL_PT_ANY, &pt));
+    ptl_le_t e = {.start = &byte, .length = 1, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                  .options = PTL_LE_OP_PUT | PTL_LE_EVENT_LINK_DISABLE};
+    PT_OK(PtlLEAppend(ni, pt, &e, PTL_PRIORITY_LIST, NULL, &le));
+    ptl_md_t d = {.start = &byte, .length = 1, .eq_handle = PTL_EQ_NONE,
+                  .ct_handle = PTL_CT_NONE};
+    PT_OK(PtlMDBind(ni, &d, &md));
+    pt_barrier(c);
+    PT_OK(PtlPut(md, 0, 0, PTL_NO_ACK_REQ, (ptl_process_t){.rank = (ptl_rank_t)c->rank}, pt, 0,
+                 0, NULL, 0));
+    CHECK_EQ(pt_expect(eq, PTL_EVENT_PUT).initiator.rank, (ptl_rank_t)c->rank);
+    pt_barrier(c);
     PT_OK(PtlNIFini(ni));
 }
 
