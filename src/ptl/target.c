@@ -394,12 +394,15 @@ static bool tgt_defer(int src, const ptl_req_hdr_t *h, const void *data, size_t 
     if (!d) return false;
     *d = (tgt_deferred_t){.src = src, .h = *h, .len = len};
     if (len) memcpy(d->data, data, len);
+    bool first = !q_head;
     if (q_tail) q_tail->next = d;
     else q_head = d;
     q_tail = d;
-    /* whoever progresses next (a waiter, or the sleeping progress thread)
-     * must come round to serve it */
-    wire_kick(ptl_g.wire);
+    /* A new head: whoever progresses next (a waiter, or the sleeping
+     * progress thread) must come round to serve it.  Behind a head, nothing
+     * to do: serving the head goes on down the queue, and a head waiting
+     * for an entry is retried by the append that links one. */
+    if (first) wire_kick(ptl_g.wire);
     return true;
 }
 
