@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-ptl_ct_t *ptl_ct_get(ptl_handle_ct_t h)
-{
-    return ptl_handle_get(HT_CT, h);
-}
 
 static bool trig_before(const ptl_trig_t *a, const ptl_trig_t *b)
 {

@@ -6,10 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-ptl_eq_t *ptl_eq_get(ptl_handle_eq_t h)
-{
-    return ptl_handle_get(HT_EQ, h);
-}
 
 void ptl_eq_post(ptl_eq_t *eq, const ptl_event_t *ev)
 {

@@ -57,16 +57,6 @@ uint32_t ptl_handle_new(int type, void *obj)
     return handle_make(type, t->gen[i], i);
 }
 
-void *ptl_handle_get(int type, uint32_t h)
-{
-    if (type <= HT_NONE || type >= HT_COUNT || ptl_handle_type(h) != type) return NULL;
-    const ptl_table_t *t = &ptl_g.tables[type];
-    uint32_t i = h & PTLH_MAX_INDEX;
-    if (i >= t->cap || !t->obj[i]) return NULL;
-    if (t->gen[i] != ((h >> PTLH_INDEX_BITS) & PTLH_GEN_MASK)) return NULL;
-    return t->obj[i];
-}
-
 void ptl_handle_free(uint32_t h)
 {
     int type = ptl_handle_type(h);

@@ -289,10 +289,6 @@ static int ptl_ni_kind(unsigned int options)
     return (match == PTL_NI_MATCHING ? 0 : 1) | (addr == PTL_NI_LOGICAL ? 0 : 2);
 }
 
-ptl_ni_t *ptl_ni_get(ptl_handle_ni_t h)
-{
-    return ptl_handle_get(HT_NI, h);
-}
 
 int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
               const ptl_ni_limits_t *desired, ptl_ni_limits_t *actual, ptl_handle_ni_t *ni_handle)

@@ -104,10 +104,6 @@ bool ptl_safe_copy(void *dst, const void *src, size_t n, bool into_memory)
     return false;
 }
 
-ptl_md_obj_t *ptl_md_get(ptl_handle_md_t h)
-{
-    return ptl_handle_get(HT_MD, h);
-}
 
 int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md_handle)
 {

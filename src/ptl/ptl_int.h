@@ -41,8 +41,6 @@ typedef struct ptl_table {
 
 /* locked: returns the new handle or PTL_INVALID_HANDLE when full. */
 uint32_t ptl_handle_new(int type, void *obj);
-/* locked: object of that type for h, or NULL (never touches freed memory). */
-void *ptl_handle_get(int type, uint32_t h);
 void ptl_handle_free(uint32_t h);
 int ptl_handle_type(uint32_t h);
 void ptl_tables_reset(void);
@@ -203,6 +201,18 @@ typedef struct ptl_global {
 
 extern ptl_global_t ptl_g;
 
+/* locked: object of that type for h, or NULL (never touches freed memory).
+ * Inline: every call of the API looks up one to three handles. */
+static inline void *ptl_handle_get(int type, uint32_t h)
+{
+    if ((unsigned)type - 1u >= HT_COUNT - 1u || (int)(h >> 28) != type) return NULL;
+    const ptl_table_t *t = &ptl_g.tables[type];
+    uint32_t i = h & PTLH_MAX_INDEX;
+    if (i >= t->cap || !t->obj[i]) return NULL;
+    if (t->gen[i] != (uint8_t)(h >> PTLH_INDEX_BITS)) return NULL;
+    return t->obj[i];
+}
+
 #define PTL_LOCK() pthread_mutex_lock(&ptl_g.lock)
 #define PTL_UNLOCK() pthread_mutex_unlock(&ptl_g.lock)
 
@@ -215,7 +225,9 @@ extern ptl_global_t ptl_g;
 /* ---- wire protocol ----------------------------------------------------------- */
 enum { PTL_PKT_REQ = 0x10, PTL_PKT_RESP = 0x11 };
 enum ptl_req_kind { RK_PUT = 1, RK_GET, RK_ATOMIC, RK_FETCH, RK_SWAP };
-enum ptl_req_flags { RF_INLINE = 1, RF_BULK = 2 };
+/* RF_ROFF, RF_HDR, RF_LEN64: optional fields present in the encoded
+ * request (ptl_req_encode), so that a small put fits one 64-byte slot. */
+enum ptl_req_flags { RF_INLINE = 1, RF_BULK = 2, RF_ROFF = 4, RF_HDR = 8, RF_LEN64 = 16 };
 
 typedef struct ptl_req_hdr {
     uint8_t kind, ni_kind, ack_req, flags;
@@ -227,6 +239,13 @@ typedef struct ptl_req_hdr {
     uint64_t addr;          /* RF_BULK: initiator address to read (put) or write (reply) */
     uint8_t operand[32];    /* swap comparand/mask */
 } ptl_req_hdr_t;
+
+/* The request header on the wire: 28 fixed bytes, then remote_offset,
+ * hdr_data, the 64-bit length, addr and operand only when used (see
+ * reqfmt.c).  At most PTL_REQ_WIRE_MAX bytes. */
+#define PTL_REQ_WIRE_MAX 100u
+size_t ptl_req_encode(ptl_req_hdr_t *h, unsigned char *out);
+size_t ptl_req_decode(const unsigned char *p, size_t len, ptl_req_hdr_t *h);
 
 enum ptl_resp_flags { PF_RESP_DATA = 1, PF_RESP_ACK = 2, PF_RESP_REPLY = 4 };
 
@@ -255,7 +274,10 @@ typedef struct ptl_xfer {
 
 /* ---- cross-file functions (all "locked") -------------------------------------- */
 /* init.c */
-ptl_ni_t *ptl_ni_get(ptl_handle_ni_t h);
+static inline ptl_ni_t *ptl_ni_get(ptl_handle_ni_t h)
+{
+    return ptl_handle_get(HT_NI, h);
+}
 void ptl_ni_destroy(ptl_ni_t *ni);
 int ptl_ni_rank_of(const ptl_ni_t *ni, ptl_process_t id, int *rank);
 ptl_process_t ptl_ni_initiator_id(const ptl_ni_t *ni, int rank);
@@ -265,11 +287,17 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
 
 /* eq.c */
 void ptl_eq_post(ptl_eq_t *eq, const ptl_event_t *ev);
-ptl_eq_t *ptl_eq_get(ptl_handle_eq_t h);
+static inline ptl_eq_t *ptl_eq_get(ptl_handle_eq_t h)
+{
+    return ptl_handle_get(HT_EQ, h);
+}
 void ptl_eq_destroy(ptl_eq_t *eq);
 
 /* ct.c */
-ptl_ct_t *ptl_ct_get(ptl_handle_ct_t h);
+static inline ptl_ct_t *ptl_ct_get(ptl_handle_ct_t h)
+{
+    return ptl_handle_get(HT_CT, h);
+}
 void ptl_ct_add(ptl_ct_t *ct, ptl_size_t success, ptl_size_t failure);
 void ptl_ct_set(ptl_ct_t *ct, ptl_ct_event_t v);
 void ptl_ct_destroy(ptl_ct_t *ct);
@@ -293,7 +321,10 @@ static inline char *ptl_at(const void *start, ptl_size_t offset)
 /* Address of byte `offset` when it lies in one contiguous piece of len bytes, else NULL. */
 void *ptl_region_addr(void *start, ptl_size_t length, unsigned int options, ptl_size_t offset,
                       ptl_size_t len);
-ptl_md_obj_t *ptl_md_get(ptl_handle_md_t h);
+static inline ptl_md_obj_t *ptl_md_get(ptl_handle_md_t h)
+{
+    return ptl_handle_get(HT_MD, h);
+}
 /* Copy within this process without faulting on unmapped memory: the kernel
  * copies (process_vm_* on ourselves) and reports EFAULT, which becomes
  * PTL_NI_SEGV.  For entries that may cover memory the program did not vouch

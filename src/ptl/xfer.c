@@ -20,13 +20,17 @@ static int md_range(const ptl_md_obj_t *m, ptl_size_t off, ptl_size_t len)
     return ptl_region_check(m->md.start, m->md.length, m->md.options, off, len);
 }
 
-int ptl_xfer_validate(const ptl_xfer_args_t *a)
+/* Checks an operation; on success also gives its MD and target job rank,
+ * so that starting it looks nothing up twice. */
+static int xfer_check(const ptl_xfer_args_t *a, ptl_md_obj_t **mdp, int *rankp)
 {
     ptl_md_obj_t *md = ptl_md_get(a->md);
     if (!md) return PTL_ARG_INVALID;
     ptl_ni_t *ni = md->ni;
     int rank;
     if (ptl_ni_rank_of(ni, a->target, &rank) != PTL_OK) return PTL_ARG_INVALID;
+    *mdp = md;
+    *rankp = rank;
     if (a->length > ni->limits.max_msg_size) return PTL_ARG_INVALID;
     if (md_range(md, a->local_offset, a->length) != PTL_OK) return PTL_ARG_INVALID;
     if (a->kind == RK_PUT || a->kind == RK_ATOMIC) {
@@ -51,6 +55,13 @@ int ptl_xfer_validate(const ptl_xfer_args_t *a)
             return PTL_ARG_INVALID;
     }
     return PTL_OK;
+}
+
+int ptl_xfer_validate(const ptl_xfer_args_t *a)
+{
+    ptl_md_obj_t *md;
+    int rank;
+    return xfer_check(a, &md, &rank);
 }
 
 /* ---- initiator events --------------------------------------------------------------- */
@@ -99,7 +110,8 @@ static void *md_addr(ptl_md_obj_t *m, ptl_size_t off, ptl_size_t len)
 static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *data,
                          ptl_size_t dlen, bool lazy)
 {
-    struct iovec iov[2] = {{h, sizeof *h}, {(void *)data, dlen}};
+    unsigned char wire_hdr[PTL_REQ_WIRE_MAX];
+    struct iovec iov[2] = {{wire_hdr, ptl_req_encode(h, wire_hdr)}, {(void *)data, dlen}};
     sl_status_t st = lazy ? wire_send_lazy(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1)
                           : wire_send(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1);
     if (st == SL_OK) return PTL_OK;
@@ -108,13 +120,10 @@ static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *
     return PTL_FAIL;
 }
 
-/* Start a validated operation. */
-static int xfer_start_checked(const ptl_xfer_args_t *a)
+/* Start an operation xfer_check accepted (md and rank are its results). */
+static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int rank)
 {
-    ptl_md_obj_t *md = ptl_md_get(a->md);
     ptl_ni_t *ni = md->ni;
-    int rank;
-    ptl_ni_rank_of(ni, a->target, &rank);
     bool carries_data = a->kind != RK_GET;
     bool bulk = a->length > PTL_INLINE_MAX && (a->kind == RK_PUT || a->kind == RK_GET);
     bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || a->ack_req != PTL_NO_ACK_REQ;
@@ -189,8 +198,10 @@ static int xfer_start_checked(const ptl_xfer_args_t *a)
 
 int ptl_xfer_start(const ptl_xfer_args_t *a)
 {
-    if (ptl_xfer_validate(a) != PTL_OK) return PTL_ARG_INVALID; /* freed since posted */
-    return xfer_start_checked(a);
+    ptl_md_obj_t *md;
+    int rank;
+    if (xfer_check(a, &md, &rank) != PTL_OK) return PTL_ARG_INVALID; /* freed since posted */
+    return xfer_start_checked(a, md, rank);
 }
 
 /* A triggered operation that could not start (its peer gone, no memory):
@@ -274,10 +285,10 @@ typedef struct ptl_rx {
 
 static void ptl_dispatch(int src, uint8_t type, const char *p, size_t len)
 {
-    if (type == PTL_PKT_REQ && len >= sizeof(ptl_req_hdr_t)) {
-        ptl_req_hdr_t h;
-        memcpy(&h, p, sizeof h);
-        ptl_target_request(src, &h, p + sizeof h, len - sizeof h);
+    ptl_req_hdr_t h;
+    size_t hl;
+    if (type == PTL_PKT_REQ && (hl = ptl_req_decode((const unsigned char *)p, len, &h)) != 0) {
+        ptl_target_request(src, &h, p + hl, len - hl);
     } else if (type == PTL_PKT_RESP && len >= sizeof(ptl_resp_hdr_t)) {
         ptl_resp_hdr_t r;
         memcpy(&r, p, sizeof r);
@@ -327,12 +338,13 @@ static int xfer_call(const ptl_xfer_args_t *a, ptl_handle_ct_t trig_ct, ptl_size
 {
     PTL_CHECK_INIT();
     PTL_LOCK();
-    int rc = ptl_xfer_validate(a);
+    ptl_md_obj_t *md;
+    int rank;
+    int rc = xfer_check(a, &md, &rank);
     if (rc == PTL_OK && !triggered) {
-        rc = xfer_start_checked(a);
+        rc = xfer_start_checked(a, md, rank);
     } else if (rc == PTL_OK) {
         ptl_ct_t *trig = ptl_ct_get(trig_ct);
-        ptl_md_obj_t *md = ptl_md_get(a->md);
         if (!trig || trig->ni != md->ni) {
             rc = PTL_ARG_INVALID;
         } else {
