@@ -183,6 +183,6 @@ uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag);
 void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq);
 void p2p_seq_unsend(int peer, unsigned ctx, int tag);
 void p2p_seq_rr_arrived(const ptl_event_t *ev);
-size_t p2p_seq_keys(void); /* keys in the table */
+size_t p2p_seq_keys(void); /* buckets in use */
 
 #endif

@@ -6,8 +6,8 @@
  * the sender beat with another protocol).
  *
  * Memory is bounded: the counters live in a fixed table of
- * SLUICE_SEQ_BUCKETS buckets indexed by a hash of (peer, context, tag),
- * with no keys.  Keys that share a bucket share its counters, so both
+ * SLUICE_SEQ_BUCKETS buckets indexed by a hash of (sender, receiver,
+ * context, tag), with no keys.  Keys that share a bucket share its counters, so both
  * sides number the messages of a bucket, and they agree whenever the
  * bucket's messages are sent in the order their receives are posted --
  * always for a bucket used by one key.  The paper's one entry per key in

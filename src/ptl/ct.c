@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static bool trig_before(const ptl_trig_t *a, const ptl_trig_t *b)
 {
     return a->threshold < b->threshold || (a->threshold == b->threshold && a->seq < b->seq);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void ptl_eq_post(ptl_eq_t *eq, const ptl_event_t *ev)
 {
     if (!eq) return;

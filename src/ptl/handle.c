@@ -7,16 +7,9 @@
 
 #include <stdlib.h>
 
-#define PTLH_GEN_MASK ((1u << PTLH_GEN_BITS) - 1)
-
 static uint32_t handle_make(int type, uint8_t gen, uint32_t index)
 {
     return (uint32_t)type << 28 | (uint32_t)gen << PTLH_INDEX_BITS | index;
-}
-
-int ptl_handle_type(uint32_t h)
-{
-    return (int)(h >> 28);
 }
 
 static bool table_grow(ptl_table_t *t)

@@ -19,7 +19,6 @@ ptl_global_t ptl_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 #define PTL_NID 0u
 #define PTL_PARK_NS 1000000 /* progress thread re-checks for absent waiters every 1 ms */
 
-
 /* ---- progress ------------------------------------------------------------- */
 
 void ptl_note_change(void)
@@ -178,7 +177,6 @@ int PtlInit(void)
     return rc;
 }
 
-
 static void ptl_stop(void)
 {
     if (ptl_g.progress_running) {
@@ -288,7 +286,6 @@ static int ptl_ni_kind(unsigned int options)
         return -1;
     return (match == PTL_NI_MATCHING ? 0 : 1) | (addr == PTL_NI_LOGICAL ? 0 : 2);
 }
-
 
 int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
               const ptl_ni_limits_t *desired, ptl_ni_limits_t *actual, ptl_handle_ni_t *ni_handle)
@@ -482,8 +479,10 @@ int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_
         rc = PTL_ARG_INVALID;
     } else if (ni->map) {
         rc = PTL_IGNORED;
-    } else if (map_size >= PTL_RANK_ANY || !(ni->rank_of = map_invert(mapping, map_size))) {
-        rc = map_size >= PTL_RANK_ANY ? PTL_ARG_INVALID : PTL_NO_SPACE;
+    } else if (map_size >= PTL_RANK_ANY) { /* ranks would collide with the wildcard */
+        rc = PTL_ARG_INVALID;
+    } else if (!(ni->rank_of = map_invert(mapping, map_size))) {
+        rc = PTL_NO_SPACE;
     } else if (!(ni->map = malloc(map_size * sizeof *mapping))) {
         free(ni->rank_of);
         ni->rank_of = NULL;

@@ -104,7 +104,6 @@ bool ptl_safe_copy(void *dst, const void *src, size_t n, bool into_memory)
     return false;
 }
 
-
 int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md_handle)
 {
     PTL_CHECK_INIT();

@@ -42,7 +42,10 @@ typedef struct ptl_table {
 /* locked: returns the new handle or PTL_INVALID_HANDLE when full. */
 uint32_t ptl_handle_new(int type, void *obj);
 void ptl_handle_free(uint32_t h);
-int ptl_handle_type(uint32_t h);
+static inline int ptl_handle_type(uint32_t h)
+{
+    return (int)(h >> 28);
+}
 void ptl_tables_reset(void);
 
 /* ---- objects ------------------------------------------------------------ */
@@ -205,7 +208,7 @@ extern ptl_global_t ptl_g;
  * Inline: every call of the API looks up one to three handles. */
 static inline void *ptl_handle_get(int type, uint32_t h)
 {
-    if ((unsigned)type - 1u >= HT_COUNT - 1u || (int)(h >> 28) != type) return NULL;
+    if ((unsigned)type - 1u >= HT_COUNT - 1u || ptl_handle_type(h) != type) return NULL;
     const ptl_table_t *t = &ptl_g.tables[type];
     uint32_t i = h & PTLH_MAX_INDEX;
     if (i >= t->cap || !t->obj[i]) return NULL;
@@ -347,8 +350,8 @@ void ptl_target_drop_deferred(void);
  * CT already holds max_triggered_ops.  Released at once if already due. */
 int ptl_trig_add(ptl_ct_t *ct, ptl_size_t threshold, const ptl_trig_t *t);
 
-/* xfer.c: validate (returns PTL_ARG_INVALID etc.) and start a data movement */
-int ptl_xfer_validate(const ptl_xfer_args_t *a);
+/* xfer.c: validate and start a data movement (PTL_ARG_INVALID when its
+ * objects are gone) */
 int ptl_xfer_start(const ptl_xfer_args_t *a);
 void ptl_xfer_start_failed(const ptl_xfer_args_t *a);
 /* entry.c: the bodies of PtlMEAppend / PtlMEUnlink, for triggered use */

@@ -57,13 +57,6 @@ static int xfer_check(const ptl_xfer_args_t *a, ptl_md_obj_t **mdp, int *rankp)
     return PTL_OK;
 }
 
-int ptl_xfer_validate(const ptl_xfer_args_t *a)
-{
-    ptl_md_obj_t *md;
-    int rank;
-    return xfer_check(a, &md, &rank);
-}
-
 /* ---- initiator events --------------------------------------------------------------- */
 
 static void md_event(ptl_md_obj_t *m, ptl_event_kind_t kind, void *user_ptr, ptl_ni_fail_t f,
