@@ -16,6 +16,7 @@ enum sim_ev_kind {
     EV_NCREDIT,  /* credits reach a node's injection link      a=node c=flits */
     EV_NINJ,     /* node may try to inject                     a=node */
     EV_NGEN,     /* Bernoulli source generates a packet        a=node */
+    EV_VCFREE,   /* a packet's tail has crossed: output VC free a=r b=ov (global) */
 };
 
 struct sim_ev {
@@ -93,7 +94,7 @@ struct sim_net {
     /* Per (router, port, vc): index iv = ip*V + vc. */
     int32_t *in_head, *in_tail, *in_flits, *in_out, *in_ovc;
     int32_t *out_cred, *out_fwd, *out_ret, *out_cap;
-    int32_t *out_owner, *wait_head, *wait_tail; /* output VC holder, FIFO of waiters */
+    int32_t *out_owner, *wait_head, *wait_tail; /* output VC holder (-2: tail still crossing), waiters */
     int32_t *wait_next;         /* per input VC: next waiter in that FIFO */
     struct sim_wheel *wheel;
     struct sim_fl *fl;          /* flit-level mode state, NULL otherwise */
@@ -127,6 +128,7 @@ void sim_router_arrive(struct sim_net *net, sim_tick_t t, int r, int pv, int pkt
 void sim_router_credit(struct sim_net *net, sim_tick_t t, int r, int pv, int flits);
 void sim_router_try_output(struct sim_net *net, sim_tick_t t, int r, int o);
 void sim_router_iwake(struct sim_net *net, sim_tick_t t, int r, int port);
+void sim_router_vc_free(struct sim_net *net, sim_tick_t t, int r, int ov);
 
 /* sim_node.c */
 void sim_node_try_inject(struct sim_net *net, sim_tick_t t, int n);

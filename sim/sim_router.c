@@ -2,12 +2,25 @@
  * crossbar, modelled at packet granularity with virtual cut-through.
  *
  * A packet whose head reaches the front of an input VC is routed once and
- * registers as a requester of its output.  An output grants one requester
- * per crossbar slot (len/speedup cycles), round robin, when the input side
- * of the crossbar is free and the downstream VC has room for the whole
- * packet.  Credits are taken at grant time (as BookSim does at switch
- * allocation); the output link then serialises packets at one flit per
- * cycle, so the flits between grant and link form the output queue.
+ * asks for its output VC.  An output grants one requester per crossbar
+ * slot (len/speedup cycles), round robin, when the input side of the
+ * crossbar is free and the downstream VC has room for the whole packet.
+ * Credits are taken at grant time (as BookSim does at switch allocation);
+ * the output link then serialises packets at one flit per cycle, so the
+ * flits between grant and link form the output queue.
+ *
+ * Resources are held as long as the flit engine (sim_flit.c) holds them:
+ *  - the output VC from its allocation until the packet's tail has crossed
+ *    the switch (not merely until the grant), and
+ *  - the input buffer slots until the tail has crossed, which is not
+ *    before the tail has arrived at this router;
+ * and a freed output VC goes to the waiting input VC that comes first in
+ * the rotating input-port order of the next cycle (lowest VC first within
+ * a port), as the flit engine's VC allocator re-arbitrates all waiters,
+ * instead of first-come first-served.  (Branch sim-packet3: with a FIFO of
+ * waiters, credits returned only when the tail reached the next router
+ * and the VC freed at grant, this engine did not reproduce the flit
+ * engine's congestion collapse behind slow receivers; see README.)
  */
 #include "sim_net.h"
 
@@ -49,7 +62,7 @@ static void sim_head_setup(struct sim_net *net, sim_tick_t t, int r, int pv)
     net->in_out[ivx] = out;
     net->in_ovc[ivx] = ovc;
     int ov = (r * net->P + out) * net->V + ovc;
-    if (net->out_owner[ov] >= 0) {
+    if (net->out_owner[ov] != -1) { /* held, or its holder's tail still crossing */
         net->wait_next[ivx] = -1;
         if (net->wait_tail[ov] >= 0)
             net->wait_next[r * net->P * net->V + net->wait_tail[ov]] = pv;
@@ -63,17 +76,41 @@ static void sim_head_setup(struct sim_net *net, sim_tick_t t, int r, int pv)
     sim_router_try_output(net, t, r, out);
 }
 
-/* The holder of output VC ov has crossed: hand the VC to the next waiter. */
-static void sim_vc_release(struct sim_net *net, int r, int ov)
+/* The holder of output VC ov has crossed: the VC goes to the waiter that
+ * the flit engine's VC allocator would pick in the next cycle: the first
+ * in input-port order rotated to start at (cycle + 1) mod P, lowest VC
+ * first within a port.  Waiters are a short list; scanning it is cheap. */
+static void sim_vc_release(struct sim_net *net, sim_tick_t t, int r, int ov)
 {
-    int pv = net->wait_head[ov];
-    net->out_owner[ov] = pv;
-    if (pv < 0)
+    int P = net->P, V = net->V, base = r * P * V;
+    int start = (int)((t / SIM_TPC + 1) % P);
+    int best = -1, bprev = -1, bkey = 1 << 30;
+    for (int w = net->wait_head[ov], prev = -1; w >= 0; prev = w, w = net->wait_next[base + w]) {
+        int port = w / V, key = (port >= start ? port - start : port + P - start) * V + w % V;
+        if (key < bkey) {
+            bkey = key;
+            best = w;
+            bprev = prev;
+        }
+    }
+    net->out_owner[ov] = best;
+    if (best < 0)
         return;
-    net->wait_head[ov] = net->wait_next[r * net->P * net->V + pv];
-    if (net->wait_head[ov] < 0)
-        net->wait_tail[ov] = -1;
-    sim_req_add(net, ov / net->V, pv);
+    int nx = net->wait_next[base + best];
+    if (bprev < 0)
+        net->wait_head[ov] = nx;
+    else
+        net->wait_next[base + bprev] = nx;
+    if (net->wait_tail[ov] == best)
+        net->wait_tail[ov] = bprev;
+    sim_req_add(net, ov / V, best);
+}
+
+/* EV_VCFREE: the tail of the packet that held output VC ov has crossed. */
+void sim_router_vc_free(struct sim_net *net, sim_tick_t t, int r, int ov)
+{
+    sim_vc_release(net, t, r, ov);
+    sim_router_try_output(net, t, r, ov / net->V - r * net->P);
 }
 
 void sim_router_arrive(struct sim_net *net, sim_tick_t t, int r, int pv, int pkt)
@@ -174,12 +211,15 @@ static void sim_grant(struct sim_net *net, sim_tick_t t, int r, int pv, int o)
         sim_fecn_mark(net, ov, pk);
     net->out_cred[ov] -= pk->len;
     net->out_occ[r * net->P + o] += pk->len;
-    sim_link_send(net, t, r, o, ovc, pkt);
-    sim_vc_release(net, r, ov);
-    /* The input buffer slots are free once the tail has crossed, which is
-     * not before it has arrived: cut-through does not free unreceived
-     * flits' space early. */
+    /* The tail has crossed once the crossbar slot is over and the tail
+     * has arrived here (pk->t_tail, before sim_link_send moves it on to
+     * the next router): cut-through does not free unreceived flits' space
+     * early.  Until then the packet keeps its output VC, as a wormhole
+     * packet does until its tail crosses, and its input buffer slots. */
     sim_tick_t freed = sim_tmax(t + xt, pk->t_tail + SIM_TPC);
+    sim_link_send(net, t, r, o, ovc, pkt);
+    net->out_owner[ov] = -2;
+    sim_ev_push(net, freed, EV_VCFREE, r, ov, 0, -1);
     sim_return_credit(net, freed, r, port, vc, pk->len);
     sim_ev_push(net, t + xt, EV_IWAKE, r, port, 0, -1);
     if (net->in_head[ivx] >= 0)

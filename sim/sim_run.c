@@ -235,6 +235,7 @@ static void sim_dispatch(struct sim_net *net, sim_tick_t t, const struct sim_ev 
         sim_node_try_inject(net, t, ev->a);
         break;
     case EV_NGEN: sim_node_generate(net, t, ev->a); break;
+    case EV_VCFREE: sim_router_vc_free(net, t, ev->a, ev->b); break;
     default: break;
     }
 }
