@@ -15,6 +15,7 @@
 #include "mpi/datatype.h"
 #include "mpi/mpi_int.h"
 #include "mpi/op.h"
+#include "mpi/request.h"
 #include "p2p/p2p.h"
 
 #include <stdlib.h>
@@ -30,9 +31,10 @@
 static int coll_send(const mcomm_t *c, int r, int tag, const void *buf, size_t len)
 {
     p2p_req_t *q;
+    p2p_status_t ps;
     sl_status_t st = p2p_isend(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
-    if (st == SL_OK) st = p2p_wait(q, NULL);
-    return st == SL_OK ? MPI_SUCCESS : st == SL_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    if (st == SL_OK) st = p2p_wait(q, &ps);
+    return mreq_class(st != SL_OK ? st : ps.error);
 }
 
 /* Exactly len bytes must arrive: more is a truncation, fewer means the
@@ -43,8 +45,9 @@ static int coll_recv(const mcomm_t *c, int r, int tag, void *buf, size_t len)
     p2p_status_t ps;
     sl_status_t st = p2p_irecv(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
     if (st == SL_OK) st = p2p_wait(q, &ps);
-    if (st != SL_OK) return st == SL_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    if (st != SL_OK) return mreq_class(st);
     if (ps.error == SL_ERR_TRUNCATE || ps.sent > len) return MPI_ERR_TRUNCATE;
+    if (ps.error != SL_OK) return mreq_class(ps.error);
     return ps.bytes == len ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 

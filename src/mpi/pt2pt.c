@@ -10,17 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int p2p_class(sl_status_t st)
-{
-    switch (st) {
-    case SL_OK: return MPI_SUCCESS;
-    case SL_ERR_NOMEM: return MPI_ERR_NO_MEM;
-    case SL_ERR_INVALID: return MPI_ERR_ARG;
-    case SL_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
-    default: return MPI_ERR_OTHER;
-    }
-}
-
 /* Checks common to sends and receives; fills *c, *t and the bytes. */
 static int req_check(bool recv, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
                      MPI_Comm comm, mcomm_t **c, mdt_type_t **t, const char *fname)
@@ -52,7 +41,7 @@ static int bsend_issue(mreq_t *r, int peer, int tag, size_t bytes, sl_status_t *
     *pst = p2p_isend(seg, bytes, mcomm_world(r->comm, peer), tag, r->comm->ctx, &p);
     if (*pst != SL_OK) {
         mbsend_release(seg);
-        return p2p_class(*pst);
+        return mreq_class(*pst);
     }
     mbsend_started(seg, p);
     mreq_status_empty(&r->st);
@@ -84,7 +73,7 @@ static int req_issue(mreq_t *r, int peer, int tag, sl_status_t *pst)
         *pst = (r->sync ? p2p_issend : p2p_isend)(addr, bytes, mcomm_world(c, peer), tag, c->ctx,
                                                   &r->p);
     }
-    return p2p_class(*pst);
+    return mreq_class(*pst);
 }
 
 static int issue_error(mcomm_t *c, int err, sl_status_t st, const char *fname)

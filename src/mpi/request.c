@@ -106,13 +106,26 @@ mreq_t *mreq_get(MPI_Request h)
     return mh_get(&mreq_table, (uint32_t)h);
 }
 
-/* The request finished in p2p: its MPI status, and unpacking. */
+int mreq_class(sl_status_t st)
+{
+    switch (st) {
+    case SL_OK: return MPI_SUCCESS;
+    case SL_ERR_NOMEM: return MPI_ERR_NO_MEM;
+    case SL_ERR_INVALID: return MPI_ERR_ARG;
+    case SL_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+    default: return MPI_ERR_OTHER;
+    }
+}
+
+/* The request finished in p2p: its MPI status, and unpacking.  An operation
+ * that failed in the protocol (a failed transfer, no memory) reports it:
+ * its data cannot be trusted. */
 void mreq_finish(mreq_t *r, const p2p_status_t *ps)
 {
     r->p = NULL;
     r->st.MPI_SOURCE = r->recv ? mcomm_rank_of(r->comm, ps->source) : MPI_PROC_NULL;
     r->st.MPI_TAG = r->recv ? ps->tag : MPI_ANY_TAG;
-    r->err = ps->error == SL_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    r->err = mreq_class(ps->error);
     r->st.MPI_ERROR = r->err;
     mdt_status_set_bytes(&r->st, r->recv ? (MPI_Count)ps->bytes : 0);
     mdt_status_set_cancelled(&r->st, ps->cancelled);

@@ -49,6 +49,8 @@ void mreq_status_empty(MPI_Status *s);      /* null or inactive request (§3.7.3
 void mreq_status_proc_null(MPI_Status *s);  /* an operation with MPI_PROC_NULL */
 /* r finished in p2p: fill its MPI status and unpack a packed receive. */
 void mreq_finish(mreq_t *r, const p2p_status_t *ps);
+/* The MPI error class of a p2p status (starting or finishing an operation). */
+int mreq_class(sl_status_t st);
 /* Has r finished?  Collects its p2p completion once (never blocks). */
 bool mreq_poll(mreq_t *r);
 /* MPI_REQUEST_NULL, or a persistent request not started (checked handle). */

@@ -233,6 +233,7 @@ void p2p_get_stats(p2p_stats_t *out)
 {
     *out = P.stats;
     out->seq_keys = p2p_seq_keys();
+    out->hybrid_held = (unsigned long)P.hybrid_pending;
 }
 
 static void print_stats(void)

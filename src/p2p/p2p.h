@@ -81,6 +81,7 @@ typedef struct p2p_stats {
     /* sender side: HYBRID copies released because their counter showed every
      * byte read, and by a FIN (truncating receive, or no counter to spare) */
     unsigned long hybrid_by_counter, hybrid_by_fin;
+    unsigned long hybrid_held; /* copies not released yet (now) */
     unsigned long mem_shared; /* p2p_mem_alloc blocks from the shared heap */
     unsigned long seq_keys;   /* sequence buckets in use (auto, recv_rndv; <= SLUICE_SEQ_BUCKETS) */
 } p2p_stats_t;

@@ -90,6 +90,7 @@ struct p2p_req {
     ptl_handle_me_t rv_me; /* traditional receive: the exposed buffer */
     bool rv_trig;          /* a triggered pull: its own MD and reply counter */
     bool rv_quiet;         /* a pull of a whole HYBRID copy: no FIN (the copy's counter) */
+    bool rv_failed;        /* a get of the pull failed: FIN even if rv_quiet */
     sl_list_t hlink;       /* HYBRID copies released by counter: in P.hybrids */
     uint64_t rv_t0, rv_tau; /* slow-sink emulation: pull start, first chunk's time */
     ptl_handle_md_t rv_md;

@@ -4,7 +4,11 @@
  * each reply starts the next get, so the transfer runs at the pace of the
  * slowest of sender, path and receiver, with at most inflight x chunk
  * bytes in flight.  FIN tells the sender its buffer has been read; not
- * after reading a whole HYBRID copy (rv_quiet), whose counter tells it.
+ * after reading a whole HYBRID copy (rv_quiet), whose counter tells it,
+ * unless a get failed: the counter then stays short for good (a get that
+ * fails, at the target or before it left, is never counted as read there),
+ * so FIN, sent once every get has completed, releases the copy instead;
+ * the two ways still never both fire.
  *
  * Two ways to chain the gets:
  *  - triggered (default, SLUICE_RDRP_TRIGGERED=1; DESIGN.md §4): the pull
@@ -41,6 +45,7 @@ static void pump(p2p_req_t *r)
         if (rc != PTL_OK) {
             sl_log_error("p2p: rendezvous get from rank %u failed (%d)", r->rv_peer.rank, rc);
             r->st.error = SL_ERR_PROTO;
+            r->rv_failed = true;
             r->rv_end = r->rv_next; /* stop; the FIN still releases the sender */
             break;
         }
@@ -50,8 +55,9 @@ static void pump(p2p_req_t *r)
     }
     if (r->rv_inflight == 0 && r->rv_next >= r->rv_end) {
         /* never both FIN and a full count: the sender would release the
-         * copy twice, the second time under a nonce maybe reused */
-        if (!r->rv_quiet) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
+         * copy twice, the second time under a nonce maybe reused (a failed
+         * get keeps the count short, see the top) */
+        if (!r->rv_quiet || r->rv_failed) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
         r->done = true;
     }
 }
@@ -136,9 +142,18 @@ void p2p_pull_start(p2p_req_t *r, ptl_process_t from, unsigned nonce, size_t hav
     pump(r);
 }
 
-/* The FIN of a triggered pull went out: the data is all there. */
+/* The last step of a triggered pull went out: every get has completed.
+ * Failures are read from the counter, not from their events, which the
+ * engine may post after this one's.  A whole HYBRID copy with a failed get
+ * gets its FIN now (see the top). */
 void p2p_pull_fin_sent(p2p_req_t *r)
 {
+    ptl_ct_event_t ct;
+    if (PtlCTGet(r->rv_ct, &ct) == PTL_OK && ct.failure > 0) {
+        r->st.error = SL_ERR_PROTO;
+        r->rv_failed = true;
+        if (r->rv_quiet) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
+    }
     trig_release(r);
     r->done = true;
 }
@@ -161,6 +176,7 @@ void p2p_pull_reply(p2p_req_t *r, const ptl_event_t *ev)
     r->rv_inflight--;
     if (ev->ni_fail_type != PTL_NI_OK) {
         r->st.error = SL_ERR_PROTO;
+        r->rv_failed = true;
         r->rv_end = r->rv_next;
     } else if (P.sink_slowdown > 1) {
         drain(r);
