@@ -96,6 +96,7 @@ struct sim_net {
     int32_t *out_cred, *out_fwd, *out_ret, *out_cap;
     int32_t *out_owner, *wait_head, *wait_tail; /* output VC holder (-2: tail still crossing), waiters */
     int32_t *wait_next;         /* per input VC: next waiter in that FIFO */
+    int32_t *pv_port;           /* port of router-local VC index pv = port*V + vc */
     struct sim_wheel *wheel;
     struct sim_fl *fl;          /* flit-level mode state, NULL otherwise */
     int64_t fcycle;             /* flit mode: next cycle to simulate */

@@ -22,6 +22,8 @@
  * and the VC freed at grant, this engine did not reproduce the flit
  * engine's congestion collapse behind slow receivers; see README.)
  */
+#include <assert.h>
+
 #include "sim_net.h"
 
 static int sim_xbar_ticks(const struct sim_net *net, int len)
@@ -31,16 +33,19 @@ static int sim_xbar_ticks(const struct sim_net *net, int len)
     return (double)it + 1e-9 < t ? it + 1 : it;
 }
 
+/* Requesters of output port ip: only the holder of one of its V output
+ * VCs requests the switch, so V slots per output suffice (and keep the
+ * array small enough to stay in cache). */
 static void sim_req_add(struct sim_net *net, int ip, int pv)
 {
-    int slots = net->P * net->V;
-    net->req[(int64_t)ip * slots + net->req_n[ip]++] = pv;
+    assert(net->req_n[ip] < net->V);
+    net->req[(int64_t)ip * net->V + net->req_n[ip]++] = pv;
 }
 
 static void sim_req_del(struct sim_net *net, int ip, int k)
 {
-    int slots = net->P * net->V, n = --net->req_n[ip];
-    int32_t *q = &net->req[(int64_t)ip * slots];
+    int n = --net->req_n[ip];
+    int32_t *q = &net->req[(int64_t)ip * net->V];
     for (int i = k; i < n; i++)
         q[i] = q[i + 1];
     if (net->req_rr[ip] > k)
@@ -245,16 +250,22 @@ void sim_router_try_output(struct sim_net *net, sim_tick_t t, int r, int o)
         sim_schedule_owake(net, net->out_xfree[ip], r, o);
         return;
     }
-    const int32_t *q = &net->req[(int64_t)ip * net->P * net->V];
-    int base = r * net->P * net->V;
-    for (int i = 0; i < n; i++) {
-        int k = (net->req_rr[ip] + i) % n, pv = q[k];
+    const int32_t *q = &net->req[(int64_t)ip * net->V];
+    int base = r * net->P * net->V, k = net->req_rr[ip];
+    const sim_tick_t *ixf = &net->in_xfree[r * net->P];
+    /* Requesters from the round-robin one on (k wraps without a division:
+     * this loop runs on every credit, wake-up and release). */
+    for (int i = 0; i < n; i++, k = k + 1 < n ? k + 1 : 0) {
+        int pv = q[k];
         int ivx = base + pv;
-        if (net->in_xfree[r * net->P + pv / net->V] > t)
+        if (ixf[net->pv_port[pv]] > t)
             continue; /* input busy: its EV_IWAKE retries us */
-        int len = net->pkt[net->in_head[ivx]].len;
-        if (net->out_cred[ip * net->V + net->in_ovc[ivx]] < len)
-            continue; /* no room downstream: EV_RCREDIT retries us */
+        /* Room downstream for the whole packet?  (The packet record is
+         * read only when the answer depends on its length.)  If not,
+         * EV_RCREDIT retries us. */
+        int cred = net->out_cred[ip * net->V + net->in_ovc[ivx]];
+        if (cred < net->cfg.pkt_flits && (cred < 1 || cred < net->pkt[net->in_head[ivx]].len))
+            continue;
         sim_req_del(net, ip, k);
         net->req_rr[ip] = net->req_n[ip] ? (k % net->req_n[ip]) : 0;
         sim_grant(net, t, r, pv, o);

@@ -82,7 +82,7 @@ static int sim_net_alloc(struct sim_net *net)
     net->out_lfree = sim_zalloc(np, sizeof(sim_tick_t), &ok);
     net->out_wake = sim_zalloc(np, sizeof(sim_tick_t), &ok);
     net->out_occ = sim_zalloc(np, sizeof(int32_t), &ok);
-    net->req = sim_zalloc(np * net->P * net->V, sizeof(int32_t), &ok);
+    net->req = sim_zalloc(np * net->V, sizeof(int32_t), &ok);
     net->req_n = sim_zalloc(np, sizeof(int32_t), &ok);
     net->req_rr = sim_zalloc(np, sizeof(int32_t), &ok);
     net->in_head = sim_zalloc(nv, sizeof(int32_t), &ok);
@@ -98,6 +98,7 @@ static int sim_net_alloc(struct sim_net *net)
     net->wait_head = sim_zalloc(nv, sizeof(int32_t), &ok);
     net->wait_tail = sim_zalloc(nv, sizeof(int32_t), &ok);
     net->wait_next = sim_zalloc(nv, sizeof(int32_t), &ok);
+    net->pv_port = sim_zalloc((size_t)net->P * net->V, sizeof(int32_t), &ok);
     net->node = sim_zalloc((size_t)net->N, sizeof(struct sim_node), &ok);
     net->wheel = sim_zalloc(1, sizeof(struct sim_wheel), &ok);
     return ok ? SIM_OK : SIM_ERR_NOMEM;
@@ -115,7 +116,7 @@ static void sim_net_free(struct sim_net *net)
                      net->req, net->req_n, net->req_rr, net->in_head, net->in_tail,
                      net->in_flits, net->in_out, net->in_ovc, net->out_cred, net->out_fwd,
                      net->out_ret, net->out_cap, net->out_owner, net->wait_head,
-                     net->wait_tail, net->wait_next, net->node, net->wheel, net->pkt,
+                     net->wait_tail, net->wait_next, net->pv_port, net->node, net->wheel, net->pkt,
                      net->nbr_r, net->nbr_p, net->lat };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
@@ -137,6 +138,8 @@ static void sim_net_reset_state(struct sim_net *net)
             net->out_cred[iv] = net->out_cap[iv];
         }
     }
+    for (int pv = 0; pv < net->P * net->V; pv++)
+        net->pv_port[pv] = pv / net->V;
     net->pkt_free = -1;
 }
 
