@@ -22,7 +22,12 @@ run --flit --small --figure summary --seeds 2 --out "$R/flit"
 run --flit --validate --max-cycles 30000 --out "$R/flit"
 run --flit --small --figure 4 --seeds 1 --pcts 0,0.1,0.5,1,2 --out "$R/flit"
 run --flit --small --figure 1 --seeds 2 --pcts 0,0.1,0.5,1,2 --out "$R/flit"
-# Packet-granular fast mode, 5,256 nodes.
+# Packet-granular fast mode: the flit mode's 1,056-node points (validation of the
+# packet mode against the flit mode), the BookSim validation, then 5,256 nodes.
+run --small --figure 5 --seeds 2 --out "$R/packet"
+run --small --figure summary --seeds 2 --out "$R/packet"
+run --small --figure 4 --seeds 1 --pcts 0,0.1,0.5,1,2 --out "$R/packet"
+run --small --figure 1 --seeds 2 --pcts 0,0.1,0.5,1,2 --out "$R/packet"
 run --validate --big --max-cycles 30000 --out "$R/packet"
 run --figure 1 --seeds 2 --pcts 0,0.02,0.1,0.5,1 --out "$R/packet"
 run --figure 5 --seeds 1 --out "$R/packet"
