@@ -62,11 +62,7 @@ static void transfer(int rank, int from, unsigned char *sbuf, unsigned char *rbu
     EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS);
     int count;
     EXPECT(MPI_Get_count(&st, MPI_BYTE, &count) == MPI_SUCCESS && (size_t)count == n);
-    for (size_t i = 0; i < n; i++)
-        if (at[i] != pat(i, seed)) {
-            fprintf(stderr, "byte %zu of %zu: %u, expected %u\n", i, n, at[i], pat(i, seed));
-            EXPECT(0);
-        }
+    EXPECT_BYTES(at, n, i, pat(i, seed));
     for (size_t i = n; i < n + GUARD; i++) EXPECT(at[i] == 0xEE);
 }
 

@@ -32,4 +32,16 @@ static inline __attribute__((noreturn)) void mt_fail(const char *file, int line,
         if (!(cond)) mt_fail(__FILE__, __LINE__, #cond, MT_CONTEXT, MT_RANK);               \
     } while (0)
 
+/* Every byte i < n of buf equals want, an expression of the index variable
+ * named i; the first byte that differs is printed, then the check fails. */
+#define EXPECT_BYTES(buf, n, i, want)                                                       \
+    do {                                                                                    \
+        for (size_t i = 0; i < (size_t)(n); i++)                                            \
+            if ((buf)[i] != (want)) {                                                       \
+                fprintf(stderr, "byte %zu of %zu: %u, expected %u\n", i, (size_t)(n),      \
+                        (unsigned)(buf)[i], (unsigned)(want));                              \
+                EXPECT(0);                                                                  \
+            }                                                                               \
+    } while (0)
+
 #endif

@@ -111,13 +111,13 @@ static void receiver(int seed, int ro)
         if (cls != MPI_ERR_OTHER) fprintf(stderr, "receive into read-only memory: class %d\n", cls);
         EXPECT(cls == MPI_ERR_OTHER);
         EXPECT(mprotect(buf, len, PROT_READ | PROT_WRITE) == 0);
-        for (size_t i = 0; i < N; i++) EXPECT(buf[i] == 0xa5); /* nothing landed */
+        EXPECT_BYTES(buf, N, i, 0xa5); /* nothing landed */
     } else {
         EXPECT(rc == MPI_SUCCESS);
         int count = -1;
         EXPECT(MPI_Get_count(&st, MPI_BYTE, &count) == MPI_SUCCESS && count == N);
         EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == TAG_BIG);
-        for (size_t i = 0; i < N; i++) EXPECT(buf[i] == pat(i, seed));
+        EXPECT_BYTES(buf, N, i, pat(i, seed));
     }
     EXPECT(MPI_Send(&seed, 1, MPI_INT, 0, TAG_DONE, W) == MPI_SUCCESS);
     munmap(buf, len);

@@ -152,11 +152,7 @@ static void receiver(size_t n, int order, int tag, size_t cap)
     EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == tag);
     int count;
     EXPECT(MPI_Get_count(&st, MPI_BYTE, &count) == MPI_SUCCESS && (size_t)count == got);
-    for (size_t i = 0; i < got; i++)
-        if (buf[i] != pat(i, tag)) {
-            fprintf(stderr, "byte %zu of %zu: %u, expected %u\n", i, n, buf[i], pat(i, tag));
-            EXPECT(0);
-        }
+    EXPECT_BYTES(buf, got, i, pat(i, tag));
     for (size_t i = cap; i < cap + GUARD; i++) EXPECT(buf[i] == 0xEE);
     free(buf);
 }

@@ -37,7 +37,7 @@ static void fill(unsigned char *b, size_t n, int seed)
 
 static void check(const unsigned char *b, size_t n, int seed)
 {
-    for (size_t i = 0; i < n; i++) EXPECT(b[i] == pat(i, seed));
+    EXPECT_BYTES(b, n, i, pat(i, seed));
 }
 
 static unsigned long buckets(void)
