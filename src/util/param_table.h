@@ -28,8 +28,9 @@
       "staged copy through shared memory")                                                  \
     X(BULK_SPLIT, "SLUICE_BULK_SPLIT", INT, "262144", 0, 1099511627776,                    \
       "a cross-memory-attach copy of at least this many bytes is split with the peer it "   \
-      "copies to or from: both processes copy pieces (64-256 KiB) from either end, so two "  \
-      "CPUs move the data when the peer is waiting in the library; 0 = the target copies alone")\
+      "copies to or from: both processes claim ranges (half of what is left, at least "     \
+      "32 KiB) from either end, so two CPUs move the data when the peer is waiting in "     \
+      "the library; 0 = the target copies alone")                                           \
     X(STAGE_CHUNK, "SLUICE_STAGE_CHUNK", INT, "262144", 4096, 67108864,                     \
       "bytes per staging buffer of the staged bulk copy (two per channel, pipelined)")      \
     X(STAGE_CHANNELS, "SLUICE_STAGE_CHANNELS", INT, "4", 1, 64,                             \
@@ -53,11 +54,12 @@
       "sender's next MPI call)")                                                           \
     X(SINK_SLOWDOWN, "SLUICE_SINK_SLOWDOWN", INT, "1", 1, 64,                               \
       "experiment knob: a receiver pulling a rendezvous message drains each chunk k "       \
-      "times slower than normal (reads it k-1 more times) before asking for more")         \
-    X(RDRP_CHUNK, "SLUICE_RDRP_CHUNK", INT, "524288", 4096, 1073741824,                     \
+      "times slower than normal (stays busy k-1 times the first chunk's transfer time "     \
+      "after each chunk) before asking for more")                                           \
+    X(RDRP_CHUNK, "SLUICE_RDRP_CHUNK", INT, "2097152", 4096, 1073741824,                    \
       "bytes per get of the receiver-driven rendezvous (SEND_RNDV, paper 000 RDRP): a "     \
       "message over SLUICE_EAGER_LIMIT is pulled by the receiver in chunks of this size")   \
-    X(RDRP_INFLIGHT, "SLUICE_RDRP_INFLIGHT", INT, "4", 1, 1024,                             \
+    X(RDRP_INFLIGHT, "SLUICE_RDRP_INFLIGHT", INT, "2", 1, 1024,                             \
       "rendezvous gets a receiver keeps outstanding per message (the paper's c)")           \
     X(RDRP_TRIGGERED, "SLUICE_RDRP_TRIGGERED", INT, "1", 0, 1,                              \
       "chain the rendezvous gets as triggered gets on a per-message reply counter, FIN as " \

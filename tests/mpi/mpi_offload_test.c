@@ -17,7 +17,7 @@
 
 #include "mpi_expect.h"
 
-#define N (8u << 20) /* 8 MiB: 16 chunks of the default 512 KiB */
+#define N (8u << 20) /* 8 MiB: 4 chunks of the default 2 MiB, the last 2 triggered gets */
 static const MPI_Comm W = MPI_COMM_WORLD;
 
 static unsigned char pat(size_t i, int seed)
