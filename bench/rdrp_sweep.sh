@@ -39,6 +39,10 @@ bench() {
 val() { awk -v s="$2" '$1=="rdrp" && $2==s {print $3}' "$tmp/$1"; }
 sizes() { awk '$1=="rdrp" {print $2}' "$tmp/$1"; }
 ratio() { if [ -n "$1" ] && [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; else printf -; fi; }
+# median of the numbers on stdin (mean of the middle two for an even count)
+median() { sort -g | awk '{a[NR]=$1} END {if (NR) print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}'; }
+# col SIZE EXPR: EXPR of every complete round of SIZE in $tmp/rounds (size, defaults, one get)
+col() { awk -v s="$1" "\$1==s && \$2>0 && \$3>0 {print $2}" "$tmp/rounds"; }
 
 echo "# 0. defaults / one get: median of $rounds alternated rounds (min-max)"
 : > "$tmp/rounds"
@@ -51,12 +55,9 @@ for r in $(seq $rounds); do
 done
 printf '%-10s %12s %12s %18s\n' bytes "defaults MB/s" "one get MB/s" "ratio (min-max)"
 for s in $(awk '{print $1}' "$tmp/rounds" | sort -nu); do
-    awk -v s=$s '$1==s && $2>0 && $3>0 {d[++n]=$2; o[n]=$3; r[n]=$2/$3}
-        function med(a, n,   i, j, t) {
-            for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-            return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2 }
-        END { if (!n) exit; lo = hi = r[1]; for (i = 2; i <= n; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
-              printf "%-10s %12.0f %12.0f %8.2f (%.2f-%.2f)\n", s, med(d, n), med(o, n), med(r, n), lo, hi }' "$tmp/rounds"
+    rs=$(col $s '$2/$3' | sort -g)
+    printf '%-10s %12.0f %12.0f %8.2f (%.2f-%.2f)\n' $s "$(col $s '$2' | median)" "$(col $s '$3' | median)" \
+        "$(echo "$rs" | median)" "$(echo "$rs" | head -1)" "$(echo "$rs" | tail -1)"
 done
 
 echo
@@ -79,8 +80,7 @@ for c in $chunks; do
 done
 printf '%-19s' "one get, MB/s"
 for s in $(sizes one); do
-    printf ' %8s' "$(awk -v s=$s '$2==s {print $3}' "$tmp/one_all" | sort -n |
-        awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+    printf ' %8s' "$(awk -v s=$s '$2==s {print $3}' "$tmp/one_all" | median)"
 done
 echo
 

@@ -22,10 +22,15 @@ static char *stage_buf(const wire_peer_t *owner, int chan, size_t b)
     return owner->stage_bufs + ((size_t)chan * 2 + b) * owner->hdr->stage_chunk;
 }
 
+/* Bytes of a copy of len bytes from off on, at most max. */
+static size_t span_len(size_t len, size_t off, size_t max)
+{
+    return len - off < max ? len - off : max;
+}
+
 static size_t chunk_len(size_t len, size_t chunk, size_t i)
 {
-    size_t off = i * chunk;
-    return len - off < chunk ? len - off : chunk;
+    return span_len(len, i * chunk, chunk);
 }
 
 static size_t chunk_count(size_t len, size_t chunk)
@@ -135,8 +140,7 @@ static bool split_claim(_Atomic uint64_t *cursor, uint32_t gen, bool front, size
 /* Bytes of units [first, first + n) of a copy of len bytes. */
 static size_t split_span(size_t len, size_t first, size_t n)
 {
-    size_t end = (first + n) * SPLIT_UNIT;
-    return (end < len ? end : len) - first * SPLIT_UNIT;
+    return span_len(len, first * SPLIT_UNIT, n * SPLIT_UNIT);
 }
 
 /* Wait until the peer has finished the `claimed` units it took.  It is
