@@ -96,10 +96,13 @@ static sl_status_t cma_copy(pid_t pid, int kind, char *laddr, uint64_t raddr, si
  * One process copying a large message runs at one CPU's copy rate while the
  * peer, often waiting for that very message, idles.  A copy of at least
  * SLUICE_BULK_SPLIT bytes is cut into 32 KiB units; we take units from the
- * front, and invite the peer (a lazy packet: it wakes an application
- * thread waiting in the library, not a progress thread) to take units from
- * the back with the mirror-image copy (it reads what we would write, writes
- * what we would read).  Both claim through one word in our segment, so a
+ * front, and invite the peer to take units from the back with the
+ * mirror-image copy (it reads what we would write, writes what we would
+ * read).  The invitation is a doorbell word in the peer's segment (its
+ * split_bell, our rank + 1) and the copy's description in ours; ringing it
+ * wakes an application thread of the peer waiting in the library, not a
+ * progress thread (as a lazy packet would).  It was a packet: behind a
+ * stall for ring credits it came too late to help.  Both claim through one word in our segment, so a
  * peer that comes late finds nothing left and we have copied everything; we
  * only ever wait for units the peer has claimed.  The generation in the word
  * keeps a stale invitation from touching a later copy.
@@ -164,20 +167,41 @@ static sl_status_t split_wait_peer(wire_t *w, int peer, uint32_t claimed)
     return atomic_load_explicit(&h->split_failed, memory_order_relaxed) ? SL_ERR_SYS : SL_OK;
 }
 
+/* Publish the copy generation gen describes (the writer of a seqlock). */
+static void split_describe(shm_hdr_t *h, uint32_t gen, const wire_bulk_t *op)
+{
+    atomic_store_explicit(&h->split_gen, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&h->split_kind, (uint32_t)op->kind, memory_order_relaxed);
+    atomic_store_explicit(&h->split_laddr, (uint64_t)(uintptr_t)op->laddr, memory_order_relaxed);
+    atomic_store_explicit(&h->split_raddr, op->raddr, memory_order_relaxed);
+    atomic_store_explicit(&h->split_len, (uint64_t)op->len, memory_order_relaxed);
+    atomic_store_explicit(&h->split_gen, gen, memory_order_release);
+}
+
+/* Invite the peer.  Help is optional: if another rank's invitation is
+ * still unanswered, this copy goes alone.  The seq_cst exchange is the
+ * full fence the sleeper check in shm_wake_app needs. */
+static void split_ring(wire_t *w, wire_peer_t *p)
+{
+    uint32_t none = 0;
+    if (atomic_compare_exchange_strong_explicit(&p->hdr->split_bell, &none,
+                                                (uint32_t)w->rank + 1, memory_order_seq_cst,
+                                                memory_order_relaxed))
+        shm_wake_app(w, p->hdr);
+}
+
 static sl_status_t bulk_split(wire_t *w, wire_bulk_t *op, size_t units)
 {
     wire_peer_t *p = &w->peers[op->peer];
     shm_hdr_t *h = w->hdr;
-    uint32_t gen = w->split_gen = (w->split_gen + 1) & 0xffffff;
+    uint32_t gen = w->split_gen = w->split_gen % 0xffffff + 1; /* 24 bits, never 0 */
+    split_describe(h, gen, op);
     atomic_store_explicit(&h->split_done, 0, memory_order_relaxed);
     atomic_store_explicit(&h->split_failed, 0, memory_order_relaxed);
     atomic_store_explicit(&h->split_cursor, (uint64_t)gen << (2 * SPLIT_BITS) | units,
                           memory_order_release);
-    split_req_t req = {.gen = gen, .kind = (uint32_t)op->kind,
-                       .laddr = (uint64_t)(uintptr_t)op->laddr, .raddr = op->raddr,
-                       .len = op->len, .piece = SPLIT_UNIT};
-    struct iovec iov = {&req, sizeof req};
-    (void)wire_send_internal_lazy(w, op->peer, WIRE_T_SPLIT, &iov, 1); /* help is optional */
+    split_ring(w, p);
     sl_status_t st = SL_OK;
     size_t mine = 0, i, n;
     while (st == SL_OK && split_claim(&h->split_cursor, gen, true, &i, &n)) {
@@ -211,24 +235,42 @@ static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
     return cma_copy(w->peers[op->peer].pid, op->kind, op->laddr, op->raddr, op->len);
 }
 
-/* The peer's invitation: take units from the back of its split copy while
+/* Read the copy a peer's segment describes (the reader of the seqlock):
+ * false if it changed meanwhile (a new copy; its own bell will follow). */
+static bool split_read(const shm_hdr_t *h, uint32_t *gen, int *kind, uint64_t *laddr,
+                       uint64_t *raddr, size_t *len)
+{
+    uint32_t g = atomic_load_explicit(&h->split_gen, memory_order_acquire);
+    *kind = (int)atomic_load_explicit(&h->split_kind, memory_order_relaxed);
+    *laddr = atomic_load_explicit(&h->split_laddr, memory_order_relaxed);
+    *raddr = atomic_load_explicit(&h->split_raddr, memory_order_relaxed);
+    *len = (size_t)atomic_load_explicit(&h->split_len, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    *gen = g;
+    return g != 0 && atomic_load_explicit(&h->split_gen, memory_order_relaxed) == g;
+}
+
+/* A peer rang our bell: take units from the back of its split copy while
  * any are left.  Our side of the copy is the mirror image of the peer's:
  * where it reads from us (BULK_GET) we write to it, and the reverse. */
-void bulk_split_help(wire_t *w, int src, const void *data, size_t len)
+void bulk_split_answer(wire_t *w)
 {
-    split_req_t req;
+    uint32_t bell = atomic_exchange_explicit(&w->hdr->split_bell, 0, memory_order_acquire);
+    int src = (int)bell - 1;
+    if (src < 0 || src >= w->size || src == w->rank || !w->peers[src].cma) return;
     wire_peer_t *p = &w->peers[src];
-    if (len != sizeof req || !p->cma) return;
-    memcpy(&req, data, sizeof req);
-    if (req.piece != SPLIT_UNIT) return; /* a peer built with another unit: it copies alone */
-    int kind = req.kind == BULK_GET ? BULK_PUT : BULK_GET;
     shm_hdr_t *h = p->hdr;
-    size_t i, n;
-    for (bool first = true; split_claim(&h->split_cursor, req.gen, false, &i, &n); first = false) {
+    uint32_t gen;
+    int kind;
+    uint64_t laddr, raddr;
+    size_t len, i, n;
+    if (!split_read(h, &gen, &kind, &laddr, &raddr, &len)) return;
+    kind = kind == BULK_GET ? BULK_PUT : BULK_GET;
+    for (bool first = true; split_claim(&h->split_cursor, gen, false, &i, &n); first = false) {
         if (first) shm_test_crash(w, "split-help"); /* dies holding a claimed range */
         size_t off = i * SPLIT_UNIT;
-        sl_status_t st = cma_copy(p->pid, kind, (char *)(uintptr_t)(req.raddr + off),
-                                  req.laddr + off, split_span(req.len, i, n));
+        sl_status_t st = cma_copy(p->pid, kind, (char *)(uintptr_t)(raddr + off), laddr + off,
+                                  split_span(len, i, n));
         if (st != SL_OK) atomic_store_explicit(&h->split_failed, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&h->split_done, (uint32_t)n, memory_order_release);
         WIRE_STAT_INC(w, split_pieces_helped, n);

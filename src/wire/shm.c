@@ -267,6 +267,12 @@ void shm_wake(wire_t *w, shm_hdr_t *h)
     shm_wake_fenced(w, h);
 }
 
+void shm_wake_app(wire_t *w, shm_hdr_t *h)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    shm_wake_app_fenced(w, h);
+}
+
 /* SLUICE_WIRE_CHECK: the slots [pos, pos+k) must have been consumed in
  * their previous round.  The owner publishes its head after clearing slots
  * and before returning credits, so a correct credit scheme never trips this. */

@@ -372,10 +372,6 @@ void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *d
         bulk_stage_request(w, src, data, len);
         return;
     }
-    if (type == WIRE_T_SPLIT) {
-        bulk_split_help(w, src, data, len);
-        return;
-    }
     wire_frag_t f = {.src = src, .type = type, .first = (flags & PF_FIRST) != 0,
                      .last = (flags & PF_LAST) != 0, .data = data, .len = len};
     w->cb(w->cb_arg, &f);
@@ -414,6 +410,7 @@ int wire_progress(wire_t *w)
         n += wire_drain_self(w);
         atomic_store_explicit(&w->draining, 0, memory_order_release);
     }
+    if (atomic_load_explicit(&w->hdr->split_bell, memory_order_relaxed)) bulk_split_answer(w);
     n += bulk_progress(w);
     return n;
 }
@@ -421,7 +418,7 @@ int wire_progress(wire_t *w)
 static bool wire_has_work(wire_t *w)
 {
     return shm_ring_ready(w) || atomic_load(&w->self_count) > 0 || atomic_load(&w->kicked) ||
-           bulk_has_work(w);
+           atomic_load_explicit(&w->hdr->split_bell, memory_order_relaxed) || bulk_has_work(w);
 }
 
 /* Sleep on our futex unless work shows up after we announced ourselves. */

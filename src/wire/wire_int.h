@@ -12,13 +12,13 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 2u
+#define SHM_VERSION 3u
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
 #define SHM_PIGGY_BYTES 2u
 
 /* Packet types the wire uses itself (above WIRE_TYPE_USER_MAX). */
-enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1, WIRE_T_SPLIT = 0xf2 };
+enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1 };
 /* Packet flags. */
 enum { PF_FIRST = 1, PF_LAST = 2, PF_PIGGY = 4 };
 
@@ -53,15 +53,24 @@ typedef struct shm_hdr {
     SL_ALIGNED_LINE _Atomic uint32_t wake_seq; /* futex word */
     _Atomic uint32_t sleepers;                 /* threads of the owner asleep on it */
     _Atomic uint32_t app_sleepers; /* of those, application threads (not the progress thread) */
+    /* A peer invites us to help with its split copy (bulk.c): its rank + 1,
+     * 0 when nobody does.  A word of ours rather than a packet, so that an
+     * invitation never waits for ring credits behind the traffic it is
+     * meant to speed up. */
+    _Atomic uint32_t split_bell;
     SL_ALIGNED_LINE _Atomic uint64_t tail;     /* next free ring position */
     SL_ALIGNED_LINE _Atomic uint64_t head;     /* owner's read position (for checks) */
     /* The owner's current split copy (bulk.c): split_cursor = generation
      * << 40 | next piece from the front << 20 | end of the pieces left at
      * the back; the owner takes from the front, the helping peer from the
      * back.  split_done counts the pieces the peer has finished,
-     * split_failed is set when one of them failed. */
+     * split_failed is set when one of them failed.  split_gen .. split_len
+     * describe the copy (what we do, our address, the peer's, the length):
+     * a seqlock, split_gen is 0 while they change. */
     SL_ALIGNED_LINE _Atomic uint64_t split_cursor;
     _Atomic uint32_t split_done, split_failed;
+    _Atomic uint32_t split_gen, split_kind;
+    _Atomic uint64_t split_laddr, split_raddr, split_len;
 } shm_hdr_t;
 
 /* One staging channel of the pipelined fallback copy: two buffers, each
@@ -78,14 +87,6 @@ typedef struct stage_req {
     uint32_t rsvd;
     uint64_t raddr, len;
 } stage_req_t;
-
-/* Ask the peer to help with a split copy: the pieces of generation gen
- * between our laddr and its raddr (kind: what we do, BULK_GET reads from
- * it, BULK_PUT writes to it). */
-typedef struct split_req {
-    uint32_t gen, kind;
-    uint64_t laddr, raddr, len, piece;
-} split_req_t;
 
 /* A target-side staged copy (the peer asked us to feed or drain its channel). */
 typedef struct stage_job {
@@ -202,6 +203,8 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, bool lazy, co
 int shm_drain(wire_t *w, int budget);
 bool shm_ring_ready(wire_t *w);
 void shm_wake(wire_t *w, shm_hdr_t *h);
+/* The same, but only an application thread waiting in the library (as a lazy packet). */
+void shm_wake_app(wire_t *w, shm_hdr_t *h);
 bool shm_check_dead(wire_t *w);
 /* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
 void shm_test_crash(const wire_t *w, const char *point);
@@ -226,7 +229,7 @@ char *heap_translate(const wire_t *w, int peer, uint64_t raddr, size_t len);
 void bulk_init(wire_t *w);
 bool bulk_cma_probe(wire_t *w, int peer);
 void bulk_stage_request(wire_t *w, int src, const void *data, size_t len);
-void bulk_split_help(wire_t *w, int src, const void *data, size_t len);
+void bulk_split_answer(wire_t *w); /* help a peer that rang our split_bell */
 int bulk_progress(wire_t *w);
 bool bulk_has_work(wire_t *w);
 void bulk_fini(wire_t *w);
