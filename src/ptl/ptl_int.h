@@ -228,7 +228,9 @@ static inline void *ptl_handle_get(int type, uint32_t h)
 /* ---- wire protocol ----------------------------------------------------------- */
 enum { PTL_PKT_REQ = 0x10, PTL_PKT_RESP = 0x11 };
 enum ptl_req_kind { RK_PUT = 1, RK_GET, RK_ATOMIC, RK_FETCH, RK_SWAP };
-enum ptl_req_flags { RF_INLINE = 1, RF_BULK = 2 };
+/* RF_ROFF, RF_HDR, RF_LEN64: optional fields present in the encoded
+ * request (ptl_req_encode), so that a small put fits one 64-byte slot. */
+enum ptl_req_flags { RF_INLINE = 1, RF_BULK = 2, RF_ROFF = 4, RF_HDR = 8, RF_LEN64 = 16 };
 
 typedef struct ptl_req_hdr {
     uint8_t kind, ni_kind, ack_req, flags;
@@ -240,6 +242,13 @@ typedef struct ptl_req_hdr {
     uint64_t addr;          /* RF_BULK: initiator address to read (put) or write (reply) */
     uint8_t operand[32];    /* swap comparand/mask */
 } ptl_req_hdr_t;
+
+/* The request header on the wire: 28 fixed bytes, then remote_offset,
+ * hdr_data, the 64-bit length, addr and operand only when used (see
+ * reqfmt.c).  At most PTL_REQ_WIRE_MAX bytes. */
+#define PTL_REQ_WIRE_MAX 100u
+size_t ptl_req_encode(ptl_req_hdr_t *h, unsigned char *out);
+size_t ptl_req_decode(const unsigned char *p, size_t len, ptl_req_hdr_t *h);
 
 enum ptl_resp_flags { PF_RESP_DATA = 1, PF_RESP_ACK = 2, PF_RESP_REPLY = 4 };
 

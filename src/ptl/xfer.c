@@ -103,7 +103,8 @@ static void *md_addr(ptl_md_obj_t *m, ptl_size_t off, ptl_size_t len)
 static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *data,
                          ptl_size_t dlen, bool lazy)
 {
-    struct iovec iov[2] = {{h, sizeof *h}, {(void *)data, dlen}};
+    unsigned char wire_hdr[PTL_REQ_WIRE_MAX];
+    struct iovec iov[2] = {{wire_hdr, ptl_req_encode(h, wire_hdr)}, {(void *)data, dlen}};
     sl_status_t st = lazy ? wire_send_lazy(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1)
                           : wire_send(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1);
     if (st == SL_OK) return PTL_OK;
@@ -277,10 +278,10 @@ typedef struct ptl_rx {
 
 static void ptl_dispatch(int src, uint8_t type, const char *p, size_t len)
 {
-    if (type == PTL_PKT_REQ && len >= sizeof(ptl_req_hdr_t)) {
-        ptl_req_hdr_t h;
-        memcpy(&h, p, sizeof h);
-        ptl_target_request(src, &h, p + sizeof h, len - sizeof h);
+    ptl_req_hdr_t h;
+    size_t hl;
+    if (type == PTL_PKT_REQ && (hl = ptl_req_decode((const unsigned char *)p, len, &h)) != 0) {
+        ptl_target_request(src, &h, p + hl, len - hl);
     } else if (type == PTL_PKT_RESP && len >= sizeof(ptl_resp_hdr_t)) {
         ptl_resp_hdr_t r;
         memcpy(&r, p, sizeof r);
