@@ -1,0 +1,55 @@
+#!/bin/sh
+# The 8-byte one-way latency of one or more Sluice builds and MPICH,
+# alternated over ROUNDS rounds (bench/mpi_lat8.c built by each mpicc):
+# prints the median, min and max of each, and the median of the per-round
+# ratios to MPICH.  Comparing two Sluice commits: build each, pass both dirs.
+# usage: sh bench/latency_ab.sh [ROUNDS (5)] [ROUND_TRIPS (100000)] BUILD_DIR...
+set -u
+rounds=${1:-5}
+iters=${2:-100000}
+shift 2 2>/dev/null || set --
+[ $# -gt 0 ] || set -- build
+src=$(dirname "$0")/mpi_lat8.c
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+i=0
+for b in "$@"; do
+    i=$((i + 1))
+    "$b/bin/mpicc" -O2 -o "$tmp/s$i" "$src" || { echo "cannot build with $b/bin/mpicc"; exit 1; }
+done
+have_mpich=0
+mpicc.mpich -O2 -o "$tmp/mpich" "$src" 2>/dev/null && have_mpich=1
+for r in $(seq "$rounds"); do
+    i=0
+    for b in "$@"; do
+        i=$((i + 1))
+        v=$(timeout 120 "$b/bin/mpirun" -n 2 "$tmp/s$i" "$iters" | awk '$1=="lat8" {print $2}')
+        echo "$r $b ${v:-nan}"
+    done
+    if [ $have_mpich = 1 ]; then
+        v=$(timeout 120 mpiexec.mpich -launcher fork -bind-to core -n 2 "$tmp/mpich" "$iters" |
+            awk '$1=="lat8" {print $2}')
+        echo "$r mpich ${v:-nan}"
+    fi
+done > "$tmp/all"
+echo "# 8-byte one-way latency, us: $rounds alternated rounds of $iters round trips"
+awk '
+{ v[$2, $1] = $3; if (!($2 in seen)) { seen[$2] = 1; names[++n] = $2 } rounds[$1] = 1 }
+function median(a, k,   i, j, t) {
+    for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+END {
+    printf "%-28s %8s %8s %8s %12s\n", "build", "median", "min", "max", "/mpich (med)"
+    for (x = 1; x <= n; x++) {
+        k = 0; kr = 0; delete a; delete q
+        for (r in rounds) {
+            if ((names[x], r) in v) a[++k] = v[names[x], r]
+            if ((names[x], r) in v && ("mpich", r) in v) q[++kr] = v[names[x], r] / v["mpich", r]
+        }
+        med = median(a, k); lo = a[1]; hi = a[k]
+        printf "%-28s %8.3f %8.3f %8.3f", names[x], med, lo, hi
+        if (kr && names[x] != "mpich") printf " %12.2f", median(q, kr); else printf " %12s", "-"
+        printf "\n"
+    }
+}' "$tmp/all"
