@@ -18,6 +18,10 @@
     X(CREDIT_SLOTS, "SLUICE_CREDIT_SLOTS", INT, "2", 1, 64,                                 \
       "credit-region slots per peer (paper 001 'credit slots'); sets the credit return "    \
       "threshold by Eq. 1")                                                                 \
+    X(FASTBOX, "SLUICE_FASTBOX", INT, "8", 0, 256,                                          \
+      "fastbox cells (128 bytes each) per sender in each rank's segment: a message of at "  \
+      "most 120 bytes goes into a free cell of its receiver instead of the mailbox ring "   \
+      "(no ring credits, one cache line); 0 = ring only. Every rank must agree")            \
     X(PIGGYBACK, "SLUICE_PIGGYBACK", INT, "1", 0, 1,                                        \
       "return credits in the spare bytes of a data packet's last slot (paper 001 5.4)")     \
     X(PKT_SLOTS, "SLUICE_PKT_SLOTS", INT, "64", 1, 1024,                                    \

@@ -75,7 +75,8 @@ sl_status_t shm_create(wire_t *w)
     if (sl_param_int(SL_PARAM_STAGE_CHANNELS, &chans) || sl_param_int(SL_PARAM_STAGE_CHUNK, &chunk))
         return SL_ERR_CONFIG;
     size_t ring_off = round_page(sizeof(shm_hdr_t));
-    size_t stage_off = ring_off + round_page((size_t)w->layout.slots * SHM_SLOT);
+    size_t fb_off = ring_off + round_page((size_t)w->layout.slots * SHM_SLOT);
+    size_t stage_off = fb_off + round_page((size_t)w->size * w->fb_cells * FB_CELL);
     /* The staging buffers start right after the channel array. */
     size_t heap_off = round_page(stage_off + (size_t)chans * sizeof(shm_stage_chan_t) +
                                  (size_t)chans * 2 * (size_t)chunk);
@@ -113,7 +114,9 @@ sl_status_t shm_create(wire_t *w)
     h->pkt_slots = w->layout.pkt_slots;
     h->stage_chans = (uint32_t)chans;
     h->stage_chunk = (uint32_t)chunk;
+    h->fb_cells = w->fb_cells;
     h->ring_off = ring_off;
+    h->fb_off = fb_off;
     h->stage_off = stage_off;
     h->heap_off = heap_off;
     h->heap_len = heap_len;
@@ -144,6 +147,11 @@ static sl_status_t shm_verify_peer(wire_t *w, int r, const shm_hdr_t *h, size_t 
         sl_log_error("wire: rank %d runs with SLUICE_MAILBOX_SLOTS=%u SLUICE_CREDIT_SLOTS=%u, "
                      "this rank with %u and %u: every rank must use the same settings",
                      r, h->slots, h->credit_slots, w->layout.slots, w->layout.credit_slots);
+        return SL_ERR_CONFIG;
+    }
+    if (h->fb_cells != w->fb_cells) {
+        sl_log_error("wire: rank %d runs with SLUICE_FASTBOX=%u, this rank with %u: every rank "
+                     "must use the same settings", r, h->fb_cells, w->fb_cells);
         return SL_ERR_CONFIG;
     }
     return SL_OK;
@@ -211,8 +219,7 @@ void shm_detach(wire_t *w)
     shm_unlink_own(w);
 }
 
-/* Copy len bytes starting at byte off of the iov list into dst. */
-static void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size_t len)
+void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size_t len)
 {
     for (int i = 0; i < iovcnt && len > 0; i++) {
         if (off >= iov[i].iov_len) {
@@ -261,6 +268,12 @@ static void shm_wake_app_fenced(wire_t *w, shm_hdr_t *h)
     shm_wake_fenced(w, h);
 }
 
+void shm_wake_after_fence(wire_t *w, shm_hdr_t *h, bool lazy)
+{
+    if (lazy) shm_wake_app_fenced(w, h);
+    else shm_wake_fenced(w, h);
+}
+
 void shm_wake(wire_t *w, shm_hdr_t *h)
 {
     atomic_thread_fence(memory_order_seq_cst);
@@ -291,8 +304,8 @@ static void shm_check_room(wire_t *w, int peer, uint64_t pos, uint32_t k)
     boot_abort(w->boot, 72, msg);
 }
 
-void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, bool lazy, const struct iovec *iov,
-                 int iovcnt, size_t off, size_t len)
+void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg, bool lazy,
+                 const struct iovec *iov, int iovcnt, size_t off, size_t len)
 {
     wire_peer_t *p = &w->peers[peer];
     shm_hdr_t *h = p->hdr;
@@ -322,7 +335,7 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, bool lazy, co
     ph->len = (uint16_t)len;
     ph->type = type;
     ph->flags = flags;
-    ph->rsvd = 0;
+    ph->msg = msg;
     /* One locked exchange both publishes the packet (release) and is the full
      * fence the sleeper check needs: cheaper than a store plus mfence. */
     atomic_exchange_explicit(&ph->seq, SHM_SEQ(pos), memory_order_seq_cst);
@@ -389,7 +402,12 @@ static uint32_t shm_take_one(wire_t *w)
     } else {
         WIRE_STAT_OWN(&w->stats, pkts_rx, 1);
         WIRE_STAT_OWN(&w->stats, bytes_rx, len);
+        bool user = type <= WIRE_TYPE_USER_MAX;
+        /* in the sender's order: its fastbox messages numbered before this one first */
+        if (user && (flags & PF_FIRST) && (uint16_t)w->peers[src].rx_msgs != ph->msg)
+            fb_catch_up(w, src, ph->msg);
         wire_deliver(w, src, type, flags, data, len);
+        if (user && (flags & PF_LAST)) w->peers[src].rx_msgs++;
     }
     /* Clear every slot's first word before the credits go back, so a later
      * packet's header position never shows stale data. */
@@ -403,7 +421,7 @@ static uint32_t shm_take_one(wire_t *w)
         uint32_t c = fc_rx_retrieved(&w->peers[src].rx_pending, k, w->layout.threshold);
         if (c) {
             struct iovec iov = {&c, sizeof c};
-            shm_put_pkt(w, src, WIRE_T_CREDIT, PF_FIRST | PF_LAST, false, &iov, 1, 0, sizeof c);
+            shm_put_pkt(w, src, WIRE_T_CREDIT, PF_FIRST | PF_LAST, 0, false, &iov, 1, 0, sizeof c);
             WIRE_STAT_OWN(&w->stats, credit_pkts_tx, 1);
             WIRE_STAT_OWN(&w->stats, credits_returned, c);
         }

@@ -3,6 +3,8 @@
 WIRE_STAT_FIELD_(msgs_tx)          /* messages given to wire_send (not to self) */
 WIRE_STAT_FIELD_(pkts_tx)          /* data packets written into peers' rings */
 WIRE_STAT_FIELD_(bytes_tx)         /* payload bytes of those packets */
+WIRE_STAT_FIELD_(fb_pkts_tx)       /* messages written into peers' fastbox cells */
+WIRE_STAT_FIELD_(fb_pkts_rx)       /* messages taken from our fastbox cells */
 WIRE_STAT_FIELD_(pkts_rx)          /* data packets drained from our ring */
 WIRE_STAT_FIELD_(bytes_rx)
 WIRE_STAT_FIELD_(credit_pkts_tx)   /* explicit credit packets sent */

@@ -27,8 +27,8 @@ typedef struct self_msg {
 
 static sl_status_t wire_config(wire_t *w)
 {
-    long slots, cslots, pkt, spin, piggy, check, yield;
-    if (sl_param_int(SL_PARAM_MAILBOX_SLOTS, &slots) ||
+    long slots, cslots, pkt, spin, piggy, check, yield, fb;
+    if (sl_param_int(SL_PARAM_MAILBOX_SLOTS, &slots) || sl_param_int(SL_PARAM_FASTBOX, &fb) ||
         sl_param_int(SL_PARAM_CREDIT_SLOTS, &cslots) || sl_param_int(SL_PARAM_PKT_SLOTS, &pkt) ||
         sl_param_int(SL_PARAM_SPIN_US, &spin) || sl_param_int(SL_PARAM_PIGGYBACK, &piggy) ||
         sl_param_int(SL_PARAM_WIRE_CHECK, &check) || sl_param_int(SL_PARAM_YIELD, &yield))
@@ -47,6 +47,7 @@ static sl_status_t wire_config(wire_t *w)
         .slots = fl.slots, .data_slots = fl.data_slots, .credit_slots = fl.credit_slots,
         .quota = fl.quota, .threshold = fl.threshold, .pkt_slots = pkt_slots,
         .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR};
+    w->fb_cells = (uint32_t)fb;
     w->spin_ns = spin * 1000;
     w->piggyback = piggy != 0;
     w->check = check != 0;
@@ -126,6 +127,7 @@ sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out)
      * the job is left in /dev/shm, however a rank ends. */
     if ((st = boot_fence(boot)) != SL_OK) goto detach;
     if ((st = shm_attach_peers(w)) != SL_OK) goto detach;
+    fb_bind(w);
     bulk_init(w);
     heap_init(w);
     if ((st = boot_fence(boot)) != SL_OK) goto heap;
@@ -206,8 +208,9 @@ static size_t wire_frag_count(const wire_t *w, size_t len)
 
 /* Send fragments from byte `*off` while credits last; returns true when the
  * whole message is out.  Caller holds the peer's lock. */
-static bool wire_send_frags(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
-                            int iovcnt, size_t len, size_t *off, bool parked, bool lazy)
+static bool wire_send_frags(wire_t *w, int dst, uint8_t type, uint16_t msg,
+                            const struct iovec *iov, int iovcnt, size_t len, size_t *off,
+                            bool parked, bool lazy)
 {
     wire_peer_t *p = &w->peers[dst];
     while (*off < len || (len == 0 && *off == 0)) {
@@ -216,7 +219,7 @@ static bool wire_send_frags(wire_t *w, int dst, uint8_t type, const struct iovec
         if (p->credits < k) return false;
         p->credits -= k;
         uint8_t flags = (*off == 0 ? PF_FIRST : 0) | (*off + n == len ? PF_LAST : 0);
-        shm_put_pkt(w, dst, type, flags, lazy && !parked, iov, iovcnt, *off, n);
+        shm_put_pkt(w, dst, type, flags, msg, lazy && !parked, iov, iovcnt, *off, n);
         WIRE_STAT_OWN(&p->tx, pkts_tx, 1);
         WIRE_STAT_OWN(&p->tx, bytes_tx, n);
         if (parked) WIRE_STAT_OWN(&p->tx, stalled_pkts, 1);
@@ -237,7 +240,8 @@ static void wire_drain_pending(wire_t *w, int dst)
     while ((link = sl_list_head(&p->pending)) != NULL) {
         wire_pend_t *pm = sl_list_entry(link, wire_pend_t, link);
         struct iovec iov = {pm->data, pm->len};
-        if (!wire_send_frags(w, dst, pm->type, &iov, 1, pm->len, &pm->off, true, false)) return;
+        if (!wire_send_frags(w, dst, pm->type, pm->msg, &iov, 1, pm->len, &pm->off, true, false))
+            return;
         sl_list_remove(link);
         free(pm);
         atomic_fetch_sub(&w->parked, 1);
@@ -289,6 +293,13 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
     if (atomic_load(&p->dead)) return SL_ERR_PEER_DEAD;
     pthread_mutex_lock(&p->lock);
     WIRE_STAT_OWN(&p->tx, msgs_tx, 1);
+    if (fb_try_send(w, dst, type, iov, iovcnt, len, lazy)) {
+        pthread_mutex_unlock(&p->lock);
+        return SL_OK;
+    }
+    /* user messages are numbered in send order, whichever way they go */
+    uint16_t msg = 0;
+    if (type <= WIRE_TYPE_USER_MAX) msg = (uint16_t)p->tx_msgs++;
     size_t need = 0, frags = wire_frag_count(w, len);
     for (size_t i = 0; i < frags; i++) {
         size_t n = i + 1 < frags ? w->layout.pkt_payload : len - i * w->layout.pkt_payload;
@@ -297,7 +308,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
     sl_status_t st = SL_OK;
     if (sl_list_empty(&p->pending) && p->credits >= need) {
         size_t off = 0;
-        wire_send_frags(w, dst, type, iov, iovcnt, len, &off, false, lazy);
+        wire_send_frags(w, dst, type, msg, iov, iovcnt, len, &off, false, lazy);
     } else {
         /* Park a copy first, so that NOMEM leaves nothing half sent. */
         wire_pend_t *pm = malloc(sizeof *pm + len);
@@ -305,6 +316,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
             st = SL_ERR_NOMEM;
         } else {
             pm->type = type;
+            pm->msg = msg;
             pm->len = len;
             pm->off = 0;
             size_t off = 0;
@@ -407,6 +419,7 @@ int wire_progress(wire_t *w)
     int expected = 0;
     if (atomic_compare_exchange_strong(&w->draining, &expected, 1)) {
         n += shm_drain(w, 64);
+        if (w->fb_cells) n += fb_drain(w, 64);
         n += wire_drain_self(w);
         atomic_store_explicit(&w->draining, 0, memory_order_release);
     }
@@ -417,7 +430,8 @@ int wire_progress(wire_t *w)
 
 static bool wire_has_work(wire_t *w)
 {
-    return shm_ring_ready(w) || atomic_load(&w->self_count) > 0 || atomic_load(&w->kicked) ||
+    return shm_ring_ready(w) || (w->fb_cells && fb_ready(w)) ||
+           atomic_load(&w->self_count) > 0 || atomic_load(&w->kicked) ||
            atomic_load_explicit(&w->hdr->split_bell, memory_order_relaxed) || bulk_has_work(w);
 }
 

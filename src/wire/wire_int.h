@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 3u
+#define SHM_VERSION 4u
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
 #define SHM_PIGGY_BYTES 2u
@@ -32,11 +32,27 @@ typedef struct shm_pkt_hdr {
     uint16_t len;   /* payload bytes */
     uint8_t type;
     uint8_t flags;
-    uint16_t rsvd;
+    uint16_t msg;   /* user messages: low bits of the sender's message number (fastbox.c) */
 } shm_pkt_hdr_t;
 _Static_assert(sizeof(shm_pkt_hdr_t) == SHM_PKT_HDR, "packet header layout");
 
 #define SHM_SEQ(pos) (0x80000000u | (uint32_t)((pos) & 0x7fffffffu))
+
+/* A fastbox cell (fastbox.c): one message of at most FB_PAYLOAD bytes from
+ * one peer, in our segment.  seq is FB_SEQ(the sender's message number)
+ * while the cell holds a message, 0 when it is free; written last by the
+ * sender (release), cleared by us once the message is delivered. */
+#define FB_CELL 128u
+#define FB_HDR 8u
+#define FB_PAYLOAD (FB_CELL - FB_HDR)
+#define FB_SEQ(n) (0x80000000u | ((uint32_t)(n)&0x7fffffffu))
+typedef struct SL_ALIGNED_LINE fb_cell {
+    _Atomic uint32_t seq;
+    uint16_t len;
+    uint8_t type, rsvd;
+    char data[FB_PAYLOAD];
+} fb_cell_t;
+_Static_assert(sizeof(fb_cell_t) == FB_CELL, "fastbox cell layout");
 
 /* Start of every rank's segment.  Written once by the owner before the
  * attach fence, except the futex/sleepers line (owner and wakers), the
@@ -48,7 +64,8 @@ typedef struct shm_hdr {
     char jobkey[BOOT_JOBKEY_LEN];
     uint32_t slots, credit_slots, quota, pkt_slots;
     uint32_t stage_chans, stage_chunk;
-    uint64_t ring_off, stage_off, heap_off, heap_len, seg_len;
+    uint32_t fb_cells, rsvd0; /* fastbox cells per sender (0: no fastboxes) */
+    uint64_t ring_off, fb_off, stage_off, heap_off, heap_len, seg_len;
     uint64_t self_addr; /* where the owner mapped it: target of the CMA probe */
     SL_ALIGNED_LINE _Atomic uint32_t wake_seq; /* futex word */
     _Atomic uint32_t sleepers;                 /* threads of the owner asleep on it */
@@ -117,6 +134,7 @@ typedef struct wire_stats_atomic {
 typedef struct wire_pend {
     sl_list_t link;
     uint8_t type;
+    uint16_t msg; /* its message number (fastbox.c) */
     size_t len, off;
     char data[];
 } wire_pend_t;
@@ -136,6 +154,14 @@ typedef struct wire_peer {
     int pidfd;
     bool cma;
     _Atomic bool dead;
+    /* Message numbers (fastbox.c).  Under lock: the next user message to
+     * this peer gets tx_msgs; fb_tx of them went into our fastbox cells in
+     * its segment, fb_out.  The drainer's: rx_msgs is the number of the
+     * next message from this peer we may deliver; fb_rx of them came from
+     * its cells in our segment, fb_in. */
+    uint32_t tx_msgs, fb_tx, rx_msgs;
+    _Atomic uint32_t fb_rx; /* also read by threads looking for work (fb_ready) */
+    fb_cell_t *fb_out, *fb_in;
     wire_stats_atomic_t tx; /* sends to this peer, written under lock */
 } wire_peer_t;
 
@@ -151,6 +177,7 @@ struct wire {
     bool check;            /* SLUICE_WIRE_CHECK */
     bool yield;            /* yield between spinning and sleeping (SLUICE_YIELD) */
     bool oversubscribed;   /* more ranks on this host than CPUs we may run on */
+    uint32_t fb_cells;     /* SLUICE_FASTBOX: cells per sender (0: ring only) */
 
     shm_hdr_t *hdr;      /* own segment */
     char *ring;
@@ -198,8 +225,14 @@ uint32_t shm_pkt_slots(size_t len);
  * and have taken the credits; credit packets need neither. */
 /* lazy: wake the owner only if an application thread of it sleeps (see
  * wire_send_lazy). */
-void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, bool lazy, const struct iovec *iov,
-                 int iovcnt, size_t off, size_t len);
+/* msg: the message number of a user message (see fastbox.c), else 0. */
+void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg, bool lazy,
+                 const struct iovec *iov, int iovcnt, size_t off, size_t len);
+/* Wake h's owner (lazy: only an application thread); the caller has made
+ * its update visible with a full fence or a seq_cst read-modify-write. */
+void shm_wake_after_fence(wire_t *w, shm_hdr_t *h, bool lazy);
+/* Copy len bytes starting at byte off of the iov list into dst. */
+void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size_t len);
 int shm_drain(wire_t *w, int budget);
 bool shm_ring_ready(wire_t *w);
 void shm_wake(wire_t *w, shm_hdr_t *h);
@@ -218,6 +251,18 @@ sl_status_t wire_send_internal_lazy(wire_t *w, int dst, uint8_t type, const stru
 void wire_credits_arrived(wire_t *w, int peer, uint32_t credits);
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data,
                   size_t len);
+
+/* fastbox.c */
+void fb_bind(wire_t *w);
+/* Under dst's lock: send a user message through a fastbox cell if one is
+ * free and order allows; false if it must take the ring. */
+bool fb_try_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt,
+                 size_t len, bool lazy);
+/* The drainer, before delivering a ring packet from src: deliver src's
+ * fastbox messages numbered before it (msg, low 16 bits). */
+void fb_catch_up(wire_t *w, int src, uint16_t msg);
+int fb_drain(wire_t *w, int budget);
+bool fb_ready(wire_t *w);
 
 /* heap.c */
 void heap_init(wire_t *w);
