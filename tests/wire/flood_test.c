@@ -4,7 +4,7 @@
  * order and that every byte is right; the wire's own overflow check
  * (SLUICE_WIRE_CHECK=1, set by ctest) aborts the job if a sender ever
  * reserves a slot that is still in use.
- * usage: flood_test [messages per sender] [largest message] [expect-stall 0|1] */
+ * usage: flood_test [messages per sender] [largest message] [expect-stall 0|1] [burst] */
 #include "util/status.h"
 #include "wtest.h"
 
@@ -12,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_DATA = 1, T_DONE = 2 };
+enum { T_DATA = 1, T_DONE = 2, T_ACK = 3 };
+
+/* burst > 0: senders wait for rank 0's ack after every burst messages, so
+ * its fastbox cells drain between bursts and short lazy messages really
+ * alternate between cells and the ring */
+static uint32_t burst;
 
 typedef struct flood_hdr {
     uint32_t src, seq, len;
@@ -39,9 +44,17 @@ static void sender(wt_ctx_t *c, uint32_t m, size_t max)
         flood_hdr_t h = {(uint32_t)c->rank, seq, (uint32_t)msg_len(seq, max)};
         memcpy(buf, &h, sizeof h);
         t_fill(buf + sizeof h, h.len, seed_of(h.src, seq));
-        /* never blocks: what finds no credits is parked */
-        wt_send(c, 0, T_DATA, buf, sizeof h + h.len);
+        /* never blocks: what finds no credits is parked.  Every other message
+         * is lazy: only those may take fastbox cells, so short ones switch
+         * between cells and the ring all the time. */
+        if (seq % 2) {
+            struct iovec iov = {buf, sizeof h + h.len};
+            CHECK_OK(wire_send_lazy(c->wire, 0, T_DATA, &iov, 1));
+        } else {
+            wt_send(c, 0, T_DATA, buf, sizeof h + h.len);
+        }
         if (seq % 16 == 0) wire_progress(c->wire); /* take credits back now and then */
+        if (burst && (seq + 1) % burst == 0) free(wt_recv_from(c, 0, T_ACK));
     }
     free(buf);
     wt_msg_t *done = wt_recv_from(c, 0, T_DONE);
@@ -62,6 +75,7 @@ static void receiver(wt_ctx_t *c, uint32_t m)
         CHECK_MSG(h.seq == next[h.src], "from %u: seq %u, expected %u", h.src, h.seq,
                   next[h.src]);
         next[h.src]++;
+        if (burst && next[h.src] % burst == 0) wt_send(c, (int)h.src, T_ACK, NULL, 0);
         CHECK_EQ(msg->len, sizeof h + h.len);
         size_t bad = t_verify(msg->data + sizeof h, h.len, seed_of(h.src, h.seq));
         CHECK_MSG(bad == (size_t)-1, "from %u seq %u: byte %zu of %u wrong", h.src, h.seq, bad,
@@ -78,6 +92,7 @@ int main(int argc, char **argv)
     uint32_t m = argc > 1 ? (uint32_t)atoi(argv[1]) : 2000;
     size_t max = argc > 2 ? (size_t)atoi(argv[2]) : 3000;
     int expect_stall = argc > 3 ? atoi(argv[3]) : 1;
+    burst = argc > 4 ? (uint32_t)atoi(argv[4]) : 0;
     wt_ctx_t c;
     CHECK_OK(wt_init(&c));
     CHECK(c.size >= 2);
