@@ -102,10 +102,11 @@ static sl_status_t cma_copy(pid_t pid, int kind, char *laddr, uint64_t raddr, si
  * split_bell, our rank + 1) and the copy's description in ours; ringing it
  * wakes an application thread of the peer waiting in the library, not a
  * progress thread (as a lazy packet would).  It was a packet: behind a
- * stall for ring credits it came too late to help.  Both claim through one word in our segment, so a
- * peer that comes late finds nothing left and we have copied everything; we
- * only ever wait for units the peer has claimed.  The generation in the word
- * keeps a stale invitation from touching a later copy.
+ * stall for ring credits it came too late to help.  Both claim through one
+ * word in our segment, so a peer that comes late finds nothing left and we
+ * have copied everything; we only ever wait for units the peer has
+ * claimed.  The generation in the word keeps a stale invitation from
+ * touching a later copy.
  *
  * Claims are guided (half of what is left, at least one unit): each system
  * call pins and copies a large contiguous range while the peer is absent
@@ -180,15 +181,15 @@ static void split_describe(shm_hdr_t *h, uint32_t gen, const wire_bulk_t *op)
 }
 
 /* Invite the peer.  Help is optional: if another rank's invitation is
- * still unanswered, this copy goes alone.  The seq_cst exchange is the
- * full fence the sleeper check in shm_wake_app needs. */
+ * still unanswered, this copy goes alone.  The seq_cst compare-and-swap is
+ * the full fence the sleeper check needs; the bell wakes like a lazy packet. */
 static void split_ring(wire_t *w, wire_peer_t *p)
 {
     uint32_t none = 0;
     if (atomic_compare_exchange_strong_explicit(&p->hdr->split_bell, &none,
                                                 (uint32_t)w->rank + 1, memory_order_seq_cst,
                                                 memory_order_relaxed))
-        shm_wake_app(w, p->hdr);
+        shm_wake_after_fence(w, p->hdr, true);
 }
 
 static sl_status_t bulk_split(wire_t *w, wire_bulk_t *op, size_t units)

@@ -28,10 +28,8 @@
  * bandwidth fell by 15% (12.3-13.7 GB/s against 15.1-15.7 with cells off,
  * three alternated runs; with lazy ones only 14.8-16.6), for a reason not
  * found; the latency gain comes from the lazy eager puts anyway. */
-#include "util/log.h"
 #include "wire/wire_int.h"
 
-#include <stdio.h>
 #include <string.h>
 
 void fb_bind(wire_t *w)
@@ -76,13 +74,9 @@ static bool fb_take(wire_t *w, int src)
     fb_cell_t *c = &p->fb_in[i % w->fb_cells];
     if (atomic_load_explicit(&c->seq, memory_order_acquire) != FB_SEQ(p->rx_msgs)) return false;
     size_t len = c->len;
-    if (len > FB_PAYLOAD || c->type > WIRE_TYPE_USER_MAX) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "wire: corrupt fastbox cell from rank %d (len %zu, type %u)",
-                 src, len, c->type);
-        sl_log_error("%s", msg);
-        boot_abort(w->boot, 70, msg);
-    }
+    if (len > FB_PAYLOAD || c->type > WIRE_TYPE_USER_MAX)
+        wire_die(w, 70, "wire: corrupt fastbox cell from rank %d (len %zu, type %u)", src, len,
+                 c->type);
     atomic_store_explicit(&p->fb_rx, i + 1, memory_order_relaxed);
     p->rx_msgs++;
     WIRE_STAT_OWN(&w->stats, fb_pkts_rx, 1);
@@ -97,15 +91,11 @@ void fb_catch_up(wire_t *w, int src, uint16_t msg)
 {
     wire_peer_t *p = &w->peers[src];
     while ((uint16_t)p->rx_msgs != msg) {
-        if (!w->fb_cells || !fb_take(w, src)) {
-            char text[160];
-            snprintf(text, sizeof text,
+        if (!w->fb_cells || !fb_take(w, src))
+            wire_die(w, 70,
                      "wire: message %u from rank %d arrived before message %u, which is in no "
                      "fastbox cell",
                      (unsigned)msg, src, (unsigned)(uint16_t)p->rx_msgs);
-            sl_log_error("%s", text);
-            boot_abort(w->boot, 70, text);
-        }
     }
 }
 

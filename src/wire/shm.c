@@ -5,6 +5,7 @@
 #include "wire/wire_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -280,10 +281,15 @@ void shm_wake(wire_t *w, shm_hdr_t *h)
     shm_wake_fenced(w, h);
 }
 
-void shm_wake_app(wire_t *w, shm_hdr_t *h)
+void wire_die(wire_t *w, int code, const char *fmt, ...)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    shm_wake_app_fenced(w, h);
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sl_log_error("%s", msg);
+    boot_abort(w->boot, code, msg);
 }
 
 /* SLUICE_WIRE_CHECK: the slots [pos, pos+k) must have been consumed in
@@ -294,14 +300,11 @@ static void shm_check_room(wire_t *w, int peer, uint64_t pos, uint32_t k)
     shm_hdr_t *h = w->peers[peer].hdr;
     uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
     if (pos + k <= head + h->slots) return;
-    char msg[200];
-    snprintf(msg, sizeof msg,
+    wire_die(w, 72,
              "wire: mailbox overflow toward rank %d: slots %llu..%llu reserved, receiver at "
              "%llu, ring of %u",
              peer, (unsigned long long)pos, (unsigned long long)(pos + k - 1),
              (unsigned long long)head, h->slots);
-    sl_log_error("%s", msg);
-    boot_abort(w->boot, 72, msg);
 }
 
 void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg, bool lazy,
@@ -339,8 +342,7 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg,
     /* One locked exchange both publishes the packet (release) and is the full
      * fence the sleeper check needs: cheaper than a store plus mfence. */
     atomic_exchange_explicit(&ph->seq, SHM_SEQ(pos), memory_order_seq_cst);
-    if (lazy) shm_wake_app_fenced(w, h);
-    else shm_wake_fenced(w, h);
+    shm_wake_after_fence(w, h, lazy);
 }
 
 bool shm_ring_ready(wire_t *w)
@@ -355,12 +357,8 @@ bool shm_ring_ready(wire_t *w)
  * or a foreign writer: the ring cannot be resynchronised, so end the job. */
 static void shm_corrupt(wire_t *w, const shm_pkt_hdr_t *ph)
 {
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "wire: corrupt packet in mailbox at position %llu (src %u, len %u, type %u)",
+    wire_die(w, 70, "wire: corrupt packet in mailbox at position %llu (src %u, len %u, type %u)",
              (unsigned long long)atomic_load(&w->head), ph->src, ph->len, ph->type);
-    sl_log_error("%s", msg);
-    boot_abort(w->boot, 70, msg);
 }
 
 /* Take one packet at the head of our ring; returns its slot count or 0. */

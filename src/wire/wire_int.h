@@ -78,9 +78,9 @@ typedef struct shm_hdr {
     SL_ALIGNED_LINE _Atomic uint64_t tail;     /* next free ring position */
     SL_ALIGNED_LINE _Atomic uint64_t head;     /* owner's read position (for checks) */
     /* The owner's current split copy (bulk.c): split_cursor = generation
-     * << 40 | next piece from the front << 20 | end of the pieces left at
+     * << 40 | next unit from the front << 20 | end of the units left at
      * the back; the owner takes from the front, the helping peer from the
-     * back.  split_done counts the pieces the peer has finished,
+     * back.  split_done counts the units the peer has finished,
      * split_failed is set when one of them failed.  split_gen .. split_len
      * describe the copy (what we do, our address, the peer's, the length):
      * a seqlock, split_gen is 0 while they change. */
@@ -236,9 +236,11 @@ void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size
 int shm_drain(wire_t *w, int budget);
 bool shm_ring_ready(wire_t *w);
 void shm_wake(wire_t *w, shm_hdr_t *h);
-/* The same, but only an application thread waiting in the library (as a lazy packet). */
-void shm_wake_app(wire_t *w, shm_hdr_t *h);
 bool shm_check_dead(wire_t *w);
+/* Log the formatted reason and end the job with code (corruption, a broken
+ * invariant: nothing this rank can recover from). */
+void wire_die(wire_t *w, int code, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
 /* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
 void shm_test_crash(const wire_t *w, const char *point);
 
