@@ -428,11 +428,27 @@ int wire_progress(wire_t *w)
     return n;
 }
 
-static bool wire_has_work(wire_t *w)
+/* Packets waiting in the ring, the fastboxes or the self queue are the
+ * work of whichever thread holds the drain.  While another thread holds it
+ * (the drain includes the bulk copies the engine serves, tens of
+ * microseconds each) they are not ours: a waiting thread that took them for
+ * work returned at once, found the drain taken, and came back, spinning at
+ * full speed through every copy (a windowed 128 KiB run: a quarter of the
+ * sender's CPU, which on 2 cores the receiver needed).  Such a thread
+ * sleeps at most WIRE_OWNED_SLICE_NS at a time, so what the owner leaves
+ * behind when it lets go is picked up soon even without a wake-up. */
+enum { WORK_NONE, WORK_OWNED, WORK_MINE };
+#define WIRE_OWNED_SLICE_NS 50000
+
+static int wire_work(wire_t *w)
 {
-    return shm_ring_ready(w) || (w->fb_cells && fb_ready(w)) ||
-           atomic_load(&w->self_count) > 0 || atomic_load(&w->kicked) ||
-           atomic_load_explicit(&w->hdr->split_bell, memory_order_relaxed) || bulk_has_work(w);
+    bool queued = shm_ring_ready(w) || (w->fb_cells && fb_ready(w)) ||
+                  atomic_load(&w->self_count) > 0;
+    if (queued && !atomic_load_explicit(&w->draining, memory_order_relaxed)) return WORK_MINE;
+    if (atomic_load(&w->kicked) ||
+        atomic_load_explicit(&w->hdr->split_bell, memory_order_relaxed) || bulk_has_work(w))
+        return WORK_MINE;
+    return queued ? WORK_OWNED : WORK_NONE;
 }
 
 /* Sleep on our futex unless work shows up after we announced ourselves. */
@@ -446,9 +462,12 @@ static sl_status_t wire_sleep(wire_t *w, int64_t max_ns, bool app)
     if (app) atomic_fetch_add_explicit(&h->app_sleepers, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
     sl_status_t st = SL_OK;
-    if (!wire_has_work(w)) {
+    int work = wire_work(w);
+    if (work != WORK_MINE) {
         WIRE_STAT_INC(w, sleeps, 1);
-        st = sl_futex_wait(&h->wake_seq, v, max_ns);
+        bool owned_slice = work == WORK_OWNED && max_ns > WIRE_OWNED_SLICE_NS;
+        st = sl_futex_wait(&h->wake_seq, v, owned_slice ? WIRE_OWNED_SLICE_NS : max_ns);
+        if (owned_slice && st == SL_ERR_TIMEOUT) st = SL_OK; /* not the caller's slice */
     }
     if (app) atomic_fetch_sub_explicit(&h->app_sleepers, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&h->sleepers, 1, memory_order_relaxed);
@@ -479,7 +498,7 @@ static sl_status_t wire_wait_x(wire_t *w, int64_t timeout_ns, int64_t spin_ns, b
     uint64_t t0 = sl_now_ns();
     int64_t el = 0;
     for (unsigned turn = 0;; turn++) {
-        if (wire_has_work(w)) {
+        if (wire_work(w) == WORK_MINE) {
             atomic_store(&w->kicked, 0);
             return SL_OK;
         }
