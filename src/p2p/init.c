@@ -282,6 +282,7 @@ sl_status_t p2p_fini(void)
             free(P.nonces[i]); /* its counter went with the NI */
         }
     free(P.nonces);
+    p2p_copy_fini();
     p2p_seq_fini();
     while (P.free_reqs) {
         p2p_req_t *r = P.free_reqs;

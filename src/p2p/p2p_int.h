@@ -103,6 +103,15 @@ typedef struct bounce {
     ptl_handle_me_t me;
 } bounce_t;
 
+/* A released HYBRID copy kept for reuse (send.c) */
+typedef struct p2p_copy {
+    void *buf;
+    size_t cap;
+} p2p_copy_t;
+
+#define P2P_COPY_CACHE 64
+#define P2P_COPY_CACHE_BYTES ((size_t)16 << 20)
+
 typedef struct p2p_state {
     bool up;
     boot_t *boot;
@@ -130,6 +139,9 @@ typedef struct p2p_state {
     size_t hybrid_bytes;     /* bytes in library copies of HYBRID sends */
     unsigned hybrid_pending; /* library copies not yet read by their receiver */
     sl_list_t hybrids;       /* of those, the ones with a byte counter */
+    p2p_copy_t copies[P2P_COPY_CACHE]; /* released copies, for the next ones */
+    unsigned n_copies;
+    size_t copy_bytes;
     unsigned wild_pending;   /* wildcard receives whose source/tag is unresolved */
     unsigned progress_calls;
     p2p_stats_t stats;
@@ -163,6 +175,10 @@ void p2p_send_ack(p2p_req_t *r, const ptl_event_t *ev); /* ACK of an RDATA put *
 void p2p_send_fin(unsigned nonce);
 /* Release the HYBRID copies whose receiver has read every byte. */
 void p2p_hybrid_reap(void);
+/* HYBRID copy buffers: from the cache of released ones, or malloc */
+void *p2p_copy_get(size_t len);
+void p2p_copy_put(void *buf, size_t len);
+void p2p_copy_fini(void);
 
 /* recv.c */
 void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev);

@@ -55,7 +55,7 @@ void p2p_req_event(p2p_req_t *r)
 {
     if (!r || --r->waits > 0) return;
     if (r->kind == RQ_HYBRID) { /* the library copy has been read: release it */
-        free(r->buf);
+        p2p_copy_put(r->buf, r->len);
         P.hybrid_pending--;
         p2p_req_put(r);
         return;
