@@ -30,7 +30,7 @@
     X(CMA, "SLUICE_CMA", INT, "1", 0, 1,                                                    \
       "bulk get/put by cross-memory attach (process_vm_readv/writev); 0 forces the "        \
       "staged copy through shared memory")                                                  \
-    X(BULK_SPLIT, "SLUICE_BULK_SPLIT", INT, "262144", 0, 1099511627776,                    \
+    X(BULK_SPLIT, "SLUICE_BULK_SPLIT", INT, "65536", 0, 1099511627776,                     \
       "a cross-memory-attach copy of at least this many bytes is split with the peer it "   \
       "copies to or from: both processes claim ranges (half of what is left, at least "     \
       "32 KiB) from either end, so two CPUs move the data when the peer is waiting in "     \
