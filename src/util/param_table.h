@@ -14,7 +14,7 @@
       "job's shared memory. Without it rank 0 makes one and shares it over PMI")            \
     X(MAILBOX_SLOTS, "SLUICE_MAILBOX_SLOTS", INT, "0", 0, 16777216,                         \
       "64-byte slots in each rank's mailbox ring (data + credit region); 0 = automatic: "   \
-      "(256 + credit slots) per peer")                                                      \
+      "(256 + credit slots) per peer, at least 4096 (256 KiB)")                             \
     X(CREDIT_SLOTS, "SLUICE_CREDIT_SLOTS", INT, "2", 1, 64,                                 \
       "credit-region slots per peer (paper 001 'credit slots'); sets the credit return "    \
       "threshold by Eq. 1")                                                                 \
