@@ -239,7 +239,7 @@ static const ptl_ni_limits_t ptl_lim_max = {
     .max_list_size = 1 << 20, .max_triggered_ops = 1 << 20,
     .max_msg_size = (ptl_size_t)INT64_MAX, .max_atomic_size = 512, .max_fetch_atomic_size = 512,
     .max_waw_ordered_size = 64, .max_war_ordered_size = 64,
-    .max_volatile_size = PTL_INLINE_MAX, /* every inline put has copied its data on return */
+    .max_volatile_size = PTL_INLINE_SURE, /* such puts have copied their data on return */
     .features = PTL_TARGET_BIND_INACCESSIBLE | PTL_TOTAL_DATA_ORDERING};
 
 static int clamp_int(int want, int lo, int hi)

@@ -1,7 +1,8 @@
 /* Initiator side: Put, Get, Atomic, FetchAtomic, Swap (and their triggered
  * forms), the responses that complete them, and the wire receive dispatch.
  *
- * A request carries up to PTL_INLINE_MAX data bytes inline; a larger put
+ * A request carries up to PTL_INLINE_SURE data bytes inline (puts up to
+ * PTL_INLINE_MAX when the mailbox has room at once); a larger put
  * names its source address and the target pulls the data with the wire's
  * one-sided get (a single copy), a larger get names its destination and the
  * target pushes into it.  SEND of an inline put is immediate (the data was
@@ -118,7 +119,9 @@ static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int ra
 {
     ptl_ni_t *ni = md->ni;
     bool carries_data = a->kind != RK_GET;
-    bool bulk = a->length > PTL_INLINE_MAX && (a->kind == RK_PUT || a->kind == RK_GET);
+    bool bulk = (a->kind == RK_PUT || a->kind == RK_GET) && a->length > PTL_INLINE_SURE &&
+                (a->kind == RK_GET || a->length > PTL_INLINE_MAX ||
+                 !wire_tx_room(ptl_g.wire, rank, a->length + PTL_REQ_WIRE_MAX));
     bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || a->ack_req != PTL_NO_ACK_REQ;
     ptl_xfer_t on_stack, *x = carries_data && !bulk && !wait ? &on_stack : calloc(1, sizeof *x);
     if (!x) return PTL_NO_SPACE;
@@ -155,6 +158,7 @@ static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int ra
                                 x->bounce, a->length);
             addr = x->bounce;
         }
+        x->bulk = true;
         h.flags = RF_BULK;
         h.addr = (uint64_t)(uintptr_t)addr;
     } else if (carries_data && a->length) {
@@ -262,7 +266,7 @@ void ptl_initiator_response(int src, const ptl_resp_hdr_t *r, const void *data, 
         sl_log_error("ptl: response from rank %d for an unknown operation", src);
         return;
     }
-    if (x->kind == RK_PUT && x->length > PTL_INLINE_MAX)
+    if (x->kind == RK_PUT && x->bulk)
         xfer_send_done(x, r->ni_fail == PTL_NI_SEGV ? PTL_NI_UNDELIVERABLE : PTL_NI_OK);
     if (r->flags & PF_RESP_REPLY) xfer_reply(x, r, data, len);
     else if (x->ack_req != PTL_NO_ACK_REQ) xfer_ack(x, r);

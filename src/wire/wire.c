@@ -291,6 +291,29 @@ static sl_status_t wire_send_self(wire_t *w, uint8_t type, const struct iovec *i
     return SL_OK;
 }
 
+/* Ring slots a message of len bytes takes (its packets with their headers). */
+static size_t wire_msg_slots(const wire_t *w, size_t len)
+{
+    size_t need = 0, frags = wire_frag_count(w, len);
+    for (size_t i = 0; i < frags; i++) {
+        size_t n = i + 1 < frags ? w->layout.pkt_payload : len - i * w->layout.pkt_payload;
+        need += shm_pkt_slots(n);
+    }
+    return need;
+}
+
+bool wire_tx_room(wire_t *w, int dst, size_t len)
+{
+    if (dst == w->rank) return true;
+    if (dst < 0 || dst >= w->size || len > WIRE_MSG_MAX) return false;
+    wire_peer_t *p = &w->peers[dst];
+    size_t need = wire_msg_slots(w, len);
+    pthread_mutex_lock(&p->lock);
+    bool room = sl_list_empty(&p->pending) && p->credits >= need;
+    pthread_mutex_unlock(&p->lock);
+    return room;
+}
+
 static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
                                int iovcnt, bool lazy)
 {
@@ -309,11 +332,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
     /* user messages are numbered in send order, whichever way they go */
     uint16_t msg = 0;
     if (type <= WIRE_TYPE_USER_MAX) msg = (uint16_t)p->tx_msgs++;
-    size_t need = 0, frags = wire_frag_count(w, len);
-    for (size_t i = 0; i < frags; i++) {
-        size_t n = i + 1 < frags ? w->layout.pkt_payload : len - i * w->layout.pkt_payload;
-        need += shm_pkt_slots(n);
-    }
+    size_t need = wire_msg_slots(w, len);
     sl_status_t st = SL_OK;
     if (sl_list_empty(&p->pending) && p->credits >= need) {
         size_t off = 0;

@@ -97,6 +97,11 @@ sl_status_t wire_send_lazy(wire_t *w, int dst, uint8_t type, const struct iovec 
 /* Convenience for one contiguous buffer. */
 sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, size_t len);
 
+/* Would a message of len bytes to dst go into its mailbox at once (credits
+ * for all of it, nothing parked before it)?  A hint: credits only grow
+ * until this thread sends, but other threads may send meanwhile. */
+bool wire_tx_room(wire_t *w, int dst, size_t len);
+
 /* Do pending work: drain the mailbox (running callbacks), send parked
  * packets, move staged bulk data.  Returns the number of items handled (0 =
  * nothing to do), so waiting loops can back off.  Never blocks. */
