@@ -278,7 +278,6 @@ typedef struct ptl_xfer {
     ptl_ack_req_t ack_req;
     void *user_ptr;
     bool send_pending;      /* SEND event still to come (bulk put) */
-    bool bulk;              /* data moved by the wire's one-sided copy, not inline */
     void *bounce;           /* bulk on an iovec MD spanning pieces: contiguous copy */
 } ptl_xfer_t;
 

@@ -114,14 +114,22 @@ static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *
     return PTL_FAIL;
 }
 
+/* Does a put or get move its data by the wire's one-sided copy rather than
+ * inline?  A get's data comes back in the target's reply, whose room in our
+ * mailbox the target cannot promise, so only puts go inline opportunistically. */
+static bool xfer_bulk(const ptl_xfer_args_t *a, int rank)
+{
+    if ((a->kind != RK_PUT && a->kind != RK_GET) || a->length <= PTL_INLINE_SURE) return false;
+    return a->kind == RK_GET || a->length > PTL_INLINE_MAX ||
+           !wire_tx_room(ptl_g.wire, rank, a->length + PTL_REQ_WIRE_MAX);
+}
+
 /* Start an operation xfer_check accepted (md and rank are its results). */
 static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int rank)
 {
     ptl_ni_t *ni = md->ni;
     bool carries_data = a->kind != RK_GET;
-    bool bulk = (a->kind == RK_PUT || a->kind == RK_GET) && a->length > PTL_INLINE_SURE &&
-                (a->kind == RK_GET || a->length > PTL_INLINE_MAX ||
-                 !wire_tx_room(ptl_g.wire, rank, a->length + PTL_REQ_WIRE_MAX));
+    bool bulk = xfer_bulk(a, rank);
     bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || a->ack_req != PTL_NO_ACK_REQ;
     ptl_xfer_t on_stack, *x = carries_data && !bulk && !wait ? &on_stack : calloc(1, sizeof *x);
     if (!x) return PTL_NO_SPACE;
@@ -158,7 +166,7 @@ static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int ra
                                 x->bounce, a->length);
             addr = x->bounce;
         }
-        x->bulk = true;
+        x->send_pending = a->kind == RK_PUT; /* the target's answer means it has read */
         h.flags = RF_BULK;
         h.addr = (uint64_t)(uintptr_t)addr;
     } else if (carries_data && a->length) {
@@ -266,7 +274,7 @@ void ptl_initiator_response(int src, const ptl_resp_hdr_t *r, const void *data, 
         sl_log_error("ptl: response from rank %d for an unknown operation", src);
         return;
     }
-    if (x->kind == RK_PUT && x->bulk)
+    if (x->send_pending)
         xfer_send_done(x, r->ni_fail == PTL_NI_SEGV ? PTL_NI_UNDELIVERABLE : PTL_NI_OK);
     if (r->flags & PF_RESP_REPLY) xfer_reply(x, r, data, len);
     else if (x->ack_req != PTL_NO_ACK_REQ) xfer_ack(x, r);

@@ -302,6 +302,12 @@ static size_t wire_msg_slots(const wire_t *w, size_t len)
     return need;
 }
 
+/* Can a message of need slots go into p's mailbox now?  Caller holds p->lock. */
+static bool peer_room(const wire_peer_t *p, size_t need)
+{
+    return sl_list_empty(&p->pending) && p->credits >= need;
+}
+
 bool wire_tx_room(wire_t *w, int dst, size_t len)
 {
     if (dst == w->rank) return true;
@@ -309,7 +315,7 @@ bool wire_tx_room(wire_t *w, int dst, size_t len)
     wire_peer_t *p = &w->peers[dst];
     size_t need = wire_msg_slots(w, len);
     pthread_mutex_lock(&p->lock);
-    bool room = sl_list_empty(&p->pending) && p->credits >= need;
+    bool room = peer_room(p, need);
     pthread_mutex_unlock(&p->lock);
     return room;
 }
@@ -334,7 +340,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
     if (type <= WIRE_TYPE_USER_MAX) msg = (uint16_t)p->tx_msgs++;
     size_t need = wire_msg_slots(w, len);
     sl_status_t st = SL_OK;
-    if (sl_list_empty(&p->pending) && p->credits >= need) {
+    if (peer_room(p, need)) {
         size_t off = 0;
         wire_send_frags(w, dst, type, msg, iov, iovcnt, len, &off, false, lazy);
     } else {
