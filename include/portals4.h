@@ -26,8 +26,10 @@
  *
  * Sluice extensions.  PtlTriggeredMEAppend() and PtlTriggeredMEUnlink()
  * (reference-implementation extension, paper 004: list entries appended or
- * unlinked when a counting event reaches a threshold).  Nothing else: no
- * name outside the Portals 4 / reference-implementation set is defined here.
+ * unlinked when a counting event reaches a threshold); PtlSluiceMem*
+ * (memory every process on the host has mapped, and the mapping of a peer's
+ * block); the PTL_PT_SLUICE_WAIT and PTL_MD_SLUICE_LAZY option bits.  Every
+ * other name is from the Portals 4 / reference-implementation set.
  *
  * Packaging (§1).  Self-contained C99/C11/C++ header: includes only
  * <stdint.h> and <stddef.h>; clients link with -lportals.
@@ -643,6 +645,16 @@ int PtlTriggeredCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct,
 /** @{ */
 int PtlSluiceMemAlloc(ptl_handle_ni_t ni_handle, ptl_size_t len, void **out);
 int PtlSluiceMemFree(ptl_handle_ni_t ni_handle, void *ptr);
+/** Where a block of target's shared heap is mapped in this process:
+ * remote_addr is the block's address in the target's own process (as
+ * PtlSluiceMemAlloc returned it there), *out its address here, valid until
+ * PtlFini().  Loads and stores through it reach the target's memory with no
+ * Portals operation: the caller orders them (C11 atomics).  PTL_ARG_INVALID
+ * for a bad NI, target or out, for the calling process itself, or a range
+ * not inside the target's heap (a process on another host, a heap that is
+ * disabled). */
+int PtlSluiceMemAttach(ptl_handle_ni_t ni_handle, ptl_process_t target, ptl_size_t remote_addr,
+                       ptl_size_t len, void **out);
 /** @} */
 
 /* ======================================================================== */

@@ -99,22 +99,31 @@ static sl_status_t read_settings(void)
 static sl_status_t p2p_map(void)
 {
     ptl_process_t me, *map = calloc((size_t)P.size, sizeof *map);
-    char key[32], val[48];
+    char key[32], val[64];
     sl_status_t st = map ? SL_OK : SL_ERR_NOMEM;
     if (st == SL_OK) st = p2p_ptl_status(PtlGetPhysId(P.ni, &me));
     if (st == SL_OK) {
         snprintf(key, sizeof key, "p2p-id-%d", P.rank);
-        snprintf(val, sizeof val, "%u.%u", me.phys.nid, me.phys.pid);
+        /* and where our short-message cells are (short.c) */
+        snprintf(val, sizeof val, "%u.%u.%llx", me.phys.nid, me.phys.pid,
+                 (unsigned long long)p2p_short_addr());
         st = boot_put(P.boot, key, val);
     }
     if (st == SL_OK) st = boot_fence(P.boot);
+    uint64_t *cells = calloc((size_t)P.size, sizeof *cells);
+    if (!cells) st = SL_ERR_NOMEM;
     for (int r = 0; st == SL_OK && r < P.size; r++) {
+        unsigned long long addr;
         snprintf(key, sizeof key, "p2p-id-%d", r);
         st = boot_get(P.boot, key, val, sizeof val);
-        if (st == SL_OK && sscanf(val, "%u.%u", &map[r].phys.nid, &map[r].phys.pid) != 2)
+        if (st == SL_OK &&
+            sscanf(val, "%u.%u.%llx", &map[r].phys.nid, &map[r].phys.pid, &addr) != 3)
             st = SL_ERR_PROTO;
+        if (st == SL_OK) cells[r] = addr;
     }
     if (st == SL_OK) st = p2p_ptl_status(PtlSetMap(P.ni, (ptl_size_t)P.size, map));
+    for (int r = 0; st == SL_OK && r < P.size; r++) p2p_short_attach(r, cells[r]);
+    free(cells);
     free(map);
     return st;
 }
@@ -198,6 +207,7 @@ sl_status_t p2p_init(int *rank, int *size)
     st = p2p_ptl_status(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL,
                                   PTL_PID_ANY, &want, &got, &P.ni));
     P.volatile_max = st == SL_OK ? (size_t)got.max_volatile_size : 0;
+    if (st == SL_OK) st = p2p_short_init();
     if (st == SL_OK) st = p2p_map();
     if (st == SL_OK) st = p2p_objects();
     /* every rank's receive structures exist before anyone sends */
@@ -208,6 +218,7 @@ sl_status_t p2p_init(int *rank, int *size)
     *size = P.size;
     return SL_OK;
 err_boot:
+    p2p_short_fini();
     boot_fini(P.boot);
 err_ptl:
     PtlFini();
@@ -240,11 +251,11 @@ static void print_stats(void)
 {
     const p2p_stats_t *s = &P.stats;
     fprintf(stderr,
-            "sluice p2p rank %d [%s]: eager %lu hybrid %lu send_rndv %lu recv_rndv %lu "
+            "sluice p2p rank %d [%s]: short %lu (resent %lu) eager %lu hybrid %lu send_rndv %lu recv_rndv %lu "
             "(fallback %lu) traditional %lu; HYBRID copies released by counter %lu by FIN %lu; "
             "RECEIVER_READY sent %lu used %lu stale %lu lost %lu; pulls "
             "triggered %lu host %lu (at most %lu gets out)\n",
-            P.rank, p2p_proto_name(P.proto), s->eager, s->hybrid, s->send_rndv, s->recv_rndv,
+            P.rank, p2p_proto_name(P.proto), s->short_msgs, s->short_resent, s->eager, s->hybrid, s->send_rndv, s->recv_rndv,
             s->rdata_fallback, s->traditional, s->hybrid_by_counter, s->hybrid_by_fin, s->rr_sent,
             s->rr_used, s->rr_stale, s->rr_lost,
             s->pulls_triggered, s->pulls_host, s->pull_max_inflight);
@@ -270,6 +281,7 @@ sl_status_t p2p_fini(void)
     long stats = 0;
     if (sl_param_int(SL_PARAM_STATS, &stats) == SL_OK && stats) print_stats();
     boot_fence(P.boot);
+    p2p_short_fini();
     PtlNIFini(P.ni); /* releases MEs, MD, EQ, CT with the NI */
     for (size_t i = 0; i < P.n_all; i++) {
         free(P.all[i]->mem);

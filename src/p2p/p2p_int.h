@@ -4,6 +4,7 @@
  *   recv.c      receives, RECEIVER_READY, the receiver side, probe, cancel
  *   pull.c      the receiver-driven chunked pull (SEND_RNDV, HYBRID, fallback)
  *   seq.c       per-peer, per-tag sequence counters and stored RECEIVER_READYs
+ *   short.c     short messages between processes of one host, matched here
  *   progress.c  events, requests, nonces, completion
  * Design notes and the wire formats: docs/P2P.md. */
 #ifndef SL_P2P_INT_H
@@ -95,6 +96,12 @@ struct p2p_req {
     uint64_t rv_t0, rv_tau; /* slow-sink emulation: pull start, first chunk's time */
     ptl_handle_md_t rv_md;
     ptl_handle_ct_t rv_ct; /* pulls: replies; HYBRID copies: bytes read by the receiver */
+    /* sends: the destination, and whether synchronous */
+    int dst;
+    bool sync;
+    /* short path (short.c): a receive short messages may claim */
+    bool linked;
+    sl_list_t plink;
 };
 
 typedef struct bounce {
@@ -181,6 +188,9 @@ void p2p_copy_put(void *buf, size_t len);
 void p2p_copy_fini(void);
 
 /* recv.c */
+/* Receive r has matched a message from src with tag, sent bytes long:
+ * status, truncation, and the counts of a wildcard receive. */
+void p2p_recv_resolve(p2p_req_t *r, int src, int tag, size_t sent);
 void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev);
 void p2p_recv_data(p2p_req_t *r, const ptl_event_t *ev); /* traditional data landed */
 void p2p_probe_done(p2p_req_t *r, const ptl_event_t *ev);
@@ -201,5 +211,33 @@ void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq);
 void p2p_seq_unsend(int peer, unsigned ctx, int tag);
 void p2p_seq_rr_arrived(const ptl_event_t *ev);
 size_t p2p_seq_keys(void); /* buckets in use */
+
+/* short.c: the short-message path between processes of one host */
+enum { SH_SHORT, SH_PORTALS };
+sl_status_t p2p_short_init(void); /* our cells, before p2p_map publishes them */
+uint64_t p2p_short_addr(void);    /* their address (0: none) */
+void p2p_short_attach(int peer, uint64_t addr); /* map a peer's cells */
+void p2p_short_fini(void);
+/* How send r goes (SH_*); before SH_PORTALS, older messages in cells the
+ * receiver has not claimed are taken back and sent by Portals. */
+int p2p_short_route(const p2p_req_t *r);
+void p2p_short_put(p2p_req_t *r);     /* into the next cell (route said SH_SHORT) */
+void p2p_short_portals_sent(int dst); /* a message a receive matches went by Portals */
+/* Receives: take a waiting short message (r is then done); let later short
+ * messages claim r; r is no longer claimable; a Portals message from src
+ * matched. */
+bool p2p_short_recv(p2p_req_t *r);
+void p2p_short_post(p2p_req_t *r);
+void p2p_short_unpost(p2p_req_t *r);
+void p2p_short_matched(int src);
+bool p2p_short_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
+/* Take arrived cells; returns how many. */
+int p2p_short_poll(void);
+/* Waiting: whether cells need polling; spin a little more (false: time to
+ * sleep); announce a sleep (false: do not, something came), end it. */
+bool p2p_short_active(void);
+bool p2p_short_spin(uint64_t *until);
+bool p2p_short_sleep_begin(void);
+void p2p_short_sleep_end(void);
 
 #endif

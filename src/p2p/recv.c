@@ -55,16 +55,25 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
     r->tag = tag;
     r->ctx = ctx;
     r->wild = src == P2P_ANY_SOURCE || tag == P2P_ANY_TAG;
+    if (r->wild) P.wild_pending++;
+    else r->seq = p2p_seq_recv(src, ctx, tag);
+    /* a short message waiting here is older than any the engine holds
+     * from its sender (short.c) */
+    if (p2p_short_recv(r)) {
+        *out = r;
+        return SL_OK;
+    }
     ptl_me_t me = recv_me(buf, len, src, tag, ctx,
                           PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE |
                               PTL_ME_EVENT_UNLINK_DISABLE);
     int rc = PtlMEAppend(P.ni, P2P_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
     if (rc != PTL_OK) {
+        if (r->wild) P.wild_pending--;
+        else p2p_seq_unrecv(src, ctx, tag, r->seq);
         p2p_req_put(r);
         return p2p_ptl_status(rc);
     }
-    if (r->wild) P.wild_pending++;
-    else r->seq = p2p_seq_recv(src, ctx, tag);
+    p2p_short_post(r);
     if (len > P.eager_limit) {
         /* a rendezvous message already here starts its pull now, so that
          * the engine moves it while the application computes after
@@ -104,21 +113,29 @@ static void clear_to_send(p2p_req_t *r, const ptl_event_t *ev)
 
 /* The message for receive r has matched (PUT into its buffer, or
  * PUT_OVERFLOW when it had arrived first). */
-void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
+void p2p_recv_resolve(p2p_req_t *r, int src, int tag, size_t sent)
 {
-    unsigned kind = p2p_kind(ev->match_bits);
-    size_t sent = sent_size(ev);
-    size_t have = ev->mlength < r->len ? (size_t)ev->mlength : r->len;
     r->matched = true;
-    r->st.source = (int)ev->initiator.rank;
-    r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
+    r->st.source = src;
+    r->st.tag = tag;
     r->st.sent = sent;
     r->st.bytes = sent < r->len ? sent : r->len;
     r->st.error = sent > r->len ? SL_ERR_TRUNCATE : SL_OK;
     if (r->wild) { /* resolved: count it for its actual source and tag */
         P.wild_pending--;
-        (void)p2p_seq_recv(r->st.source, r->ctx, r->st.tag);
+        (void)p2p_seq_recv(src, r->ctx, tag);
     }
+}
+
+void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
+{
+    unsigned kind = p2p_kind(ev->match_bits);
+    size_t sent = sent_size(ev);
+    size_t have = ev->mlength < r->len ? (size_t)ev->mlength : r->len;
+    int src = (int)ev->initiator.rank;
+    p2p_short_unpost(r);
+    p2p_short_matched(src);
+    p2p_recv_resolve(r, src, (int)(uint32_t)(ev->match_bits & MB_TAG_MASK), sent);
     if (ev->type == PTL_EVENT_PUT_OVERFLOW && have) memcpy(r->buf, ev->start, have);
     unsigned nonce = RV_HDR_NONCE(ev->hdr_data);
     if (ev->ni_fail_type != PTL_NI_OK) { /* the delivery failed (e.g. a bad copy) */
@@ -179,6 +196,7 @@ bool p2p_cancel(p2p_req_t *r)
     if (r->kind != RQ_RECV || r->done) return false;
     p2p_progress();
     if (r->matched || r->done || PtlMEUnlink(r->me) != PTL_OK) return false;
+    p2p_short_unpost(r);
     if (r->wild) P.wild_pending--;
     else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->seq);
     r->st.cancelled = true;
@@ -190,6 +208,7 @@ bool p2p_iprobe(int src, int tag, unsigned ctx, p2p_status_t *st)
 {
     if (!recv_args_ok(src, tag, ctx)) return false;
     p2p_progress(); /* messages already in our mailbox become unexpected headers */
+    if (p2p_short_probe(src, tag, ctx, st)) return true; /* older than the engine's */
     p2p_req_t probe = {.kind = RQ_PROBE};
     ptl_me_t me = recv_me(NULL, 0, src, tag, ctx, PTL_ME_OP_PUT | PTL_ME_USE_ONCE);
     if (PtlMESearch(P.ni, P2P_PT, &me, PTL_SEARCH_ONLY, &probe) != PTL_OK) return false;

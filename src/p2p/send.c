@@ -226,6 +226,40 @@ static sl_status_t send_eager(p2p_req_t *r, int dst, unsigned ctx, int tag, bool
     return p2p_ptl_status(put(r, r->buf, r->len, PTL_NO_ACK_REQ, dst, mb, hdr));
 }
 
+/* r by a Portals protocol. */
+static sl_status_t send_portals(p2p_req_t *r)
+{
+    int dst = r->dst, tag = r->tag;
+    unsigned ctx = r->ctx;
+    size_t len = r->len;
+    /* absorb RECEIVER_READYs that have come in before looking for one */
+    if (len > P.eager_limit && P.proto == P2P_PROTO_AUTO) {
+        p2p_progress();
+        p2p_rr_drain();
+    }
+    uint32_t seq;
+    bool rr = p2p_seq_send(dst, ctx, tag, &seq);
+    sl_status_t st;
+    p2p_proto_t proto = choose(len, r->sync, rr);
+    if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET) {
+        p2p_hybrid_reap(); /* copies already read make room */
+        if (P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
+            proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
+    }
+    switch (proto) {
+    case P2P_PROTO_EAGER: st = send_eager(r, dst, ctx, tag, r->sync), P.stats.eager++; break;
+    case P2P_PROTO_HYBRID: st = send_hybrid(r, dst, ctx, tag), P.stats.hybrid++; break;
+    case P2P_PROTO_RECV_RNDV:
+        st = send_rdata(r, dst, ctx, tag), P.stats.recv_rndv++;
+        P.stats.rr_used += rr;
+        break;
+    case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
+    default: st = send_rndv(r, dst, ctx, tag, P.eager_limit), P.stats.send_rndv++; break;
+    }
+    if (st != SL_OK) p2p_seq_unsend(dst, ctx, tag); /* it never started: keep the numbers aligned */
+    return st;
+}
+
 static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, unsigned ctx,
                               bool sync, p2p_req_t **out)
 {
@@ -243,32 +277,19 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     }
     p2p_req_t *r = p2p_req_new(RQ_SEND, (void *)buf, len);
     if (!r) return SL_ERR_NOMEM;
-    /* absorb RECEIVER_READYs that have come in before looking for one */
-    if (len > P.eager_limit && P.proto == P2P_PROTO_AUTO) {
-        p2p_progress();
-        p2p_rr_drain();
-    }
-    uint32_t seq;
-    bool rr = p2p_seq_send(dst, ctx, tag, &seq);
-    sl_status_t st;
-    p2p_proto_t proto = choose(len, sync, rr);
-    if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET) {
-        p2p_hybrid_reap(); /* copies already read make room */
-        if (P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
-            proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
-    }
-    switch (proto) {
-    case P2P_PROTO_EAGER: st = send_eager(r, dst, ctx, tag, sync), P.stats.eager++; break;
-    case P2P_PROTO_HYBRID: st = send_hybrid(r, dst, ctx, tag), P.stats.hybrid++; break;
-    case P2P_PROTO_RECV_RNDV:
-        st = send_rdata(r, dst, ctx, tag), P.stats.recv_rndv++;
-        P.stats.rr_used += rr;
-        break;
-    case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
-    default: st = send_rndv(r, dst, ctx, tag, P.eager_limit), P.stats.send_rndv++; break;
-    }
-    if (st != SL_OK) {
-        p2p_seq_unsend(dst, ctx, tag); /* it never started: keep the numbers aligned */
+    r->dst = dst;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->sync = sync;
+    sl_status_t st = SL_OK;
+    if (p2p_short_route(r) == SH_SHORT) {
+        uint32_t seq; /* counted as every send is, for the RECEIVER_READY numbers */
+        (void)p2p_seq_send(dst, ctx, tag, &seq);
+        p2p_short_put(r);
+        P.stats.short_msgs++;
+    } else if ((st = send_portals(r)) == SL_OK) {
+        p2p_short_portals_sent(dst);
+    } else {
         p2p_req_put(r);
         return st;
     }

@@ -178,3 +178,19 @@ int PtlSluiceMemFree(ptl_handle_ni_t ni_handle, void *ptr)
     if (!ni_valid(ni_handle)) return PTL_ARG_INVALID;
     return wire_heap_free(ptl_g.wire, ptr) == SL_OK ? PTL_OK : PTL_ARG_INVALID;
 }
+
+int PtlSluiceMemAttach(ptl_handle_ni_t ni_handle, ptl_process_t target, ptl_size_t remote_addr,
+                       ptl_size_t len, void **out)
+{
+    PTL_CHECK_INIT();
+    if (!out) return PTL_ARG_INVALID;
+    *out = NULL;
+    int rank = -1;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    int rc = ni ? ptl_ni_rank_of(ni, target, &rank) : PTL_ARG_INVALID;
+    PTL_UNLOCK();
+    if (rc != PTL_OK) return rc;
+    *out = wire_heap_peer(ptl_g.wire, rank, (uint64_t)remote_addr, (size_t)len);
+    return *out ? PTL_OK : PTL_ARG_INVALID;
+}

@@ -80,6 +80,12 @@
     X(BOUNCE_SIZE, "SLUICE_BOUNCE_SIZE", INT, "1048576", 4096, 1073741824,                  \
       "bytes of each of the 8 bounce buffers that hold unexpected eager messages; must "    \
       "hold at least two eager messages")                                                  \
+    X(SHORT_MAX, "SLUICE_SHORT_MAX", INT, "1024", 0, 65536,                                 \
+      "largest message that goes to a process of the same host through a short-message "     \
+      "cell, matched by MPI matching in p2p instead of the Portals engine (0: never; "       \
+      "automatic protocol only, at most the eager limit)")                                 \
+    X(SHORT_CELLS, "SLUICE_SHORT_CELLS", INT, "16", 1, 4096,                                \
+      "short-message cells per sender in each rank's shared heap")                         \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex (longer when waits are usually longer, up to 1 ms; at most 10 us when "    \

@@ -138,3 +138,9 @@ char *heap_translate(const wire_t *w, int peer, uint64_t raddr, size_t len)
         return NULL;
     return p->heap + (raddr - p->heap_base);
 }
+
+void *wire_heap_peer(const wire_t *w, int peer, uint64_t raddr, size_t len)
+{
+    if (!w || peer < 0 || peer >= w->size || peer == w->rank) return NULL;
+    return heap_translate(w, peer, raddr, len);
+}

@@ -177,6 +177,10 @@ void wire_set_piggyback(wire_t *w, bool on);
 void *wire_heap_alloc(wire_t *w, size_t len);
 sl_status_t wire_heap_free(wire_t *w, void *ptr);
 size_t wire_heap_size(const wire_t *w);
+/* Where [raddr, raddr+len) of peer's shared heap (raddr: an address in the
+ * peer's own process, as its wire_heap_alloc returned it) is mapped in this
+ * process; NULL when the range is not inside that heap or peer is invalid. */
+void *wire_heap_peer(const wire_t *w, int peer, uint64_t raddr, size_t len);
 
 /* Whether bulk copies to peer use cross-memory attach. */
 bool wire_peer_uses_cma(const wire_t *w, int peer);

@@ -1,0 +1,461 @@
+/* The short-message path between processes of one host: a message of at
+ * most SLUICE_SHORT_MAX bytes goes into a cell that its receiver's p2p
+ * polls, and is matched here, not by the Portals engine.  Why and how it
+ * keeps MPI order with the messages that go through Portals: docs/P2P.md,
+ * "The short path".
+ *
+ * Memory.  Each rank takes one area from its shared heap (PtlSluiceMemAlloc)
+ * and publishes its address with its Portals identity; a sender maps the
+ * receiver's area with PtlSluiceMemAttach.  The area is a header line (the
+ * receiver's `sleeping` word) and one channel per sender: a line the
+ * receiver writes (`matched`: Portals messages of that sender it has
+ * matched), then SLUICE_SHORT_CELLS cells used round robin.  A cell is its
+ * state word (0 free, SH_BUSY while the receiver handles it, else the
+ * sequence number, stored last), length, tag, context and payload: an
+ * 8-byte message moves as one cache line.
+ *
+ * Order.  A sender sends to a receiver either by cells or by Portals, and
+ * switches only at points where no message can overtake another:
+ *   cells -> Portals: the sender takes back the cells the receiver has not
+ *     started on (the receiver claims a cell by compare-and-swap, so each
+ *     is either claimed or taken back) and sends them by Portals before
+ *     the message that switches.  Each cell the receiver claimed is then
+ *     matched or in our unexpected queue, which a receive searches before
+ *     the engine's.  This happens for a message the cells do not take, or
+ *     when every cell is still full.
+ *   Portals -> cells once the receiver has matched every Portals message of
+ *     the sender (its `matched` equals our count): none waits in the engine
+ *     where an older message could be passed by a newer cell.
+ * Neither waits for the receiver.  A posted receive is on the engine's list
+ * and on ours; a cell claims it by unlinking its entry, and a failed unlink
+ * means the engine matched it first. */
+#include "p2p/p2p_int.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/sys.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SH_CELL_HDR 16u
+#define SH_SEQ(n) ((uint32_t)(n) | 0x80000000u) /* never 0 (free) or SH_BUSY */
+#define SH_BUSY 1u
+#define SH_SPIN_NS 10000                        /* p2p_wait polls cells this long, then sleeps */
+
+typedef struct sh_cell {
+    _Atomic uint32_t seq;
+    uint32_t len, tag, ctx;
+    unsigned char data[];
+} sh_cell_t;
+
+typedef struct sh_chan {
+    _Atomic uint64_t matched SL_ALIGNED_LINE; /* written by the receiver */
+    unsigned char cells[] SL_ALIGNED_LINE;
+} sh_chan_t;
+
+typedef struct sh_area {
+    _Atomic uint32_t sleeping SL_ALIGNED_LINE; /* the receiver announces a sleep */
+    uint32_t cells, stride, size;              /* geometry, fixed at init */
+    unsigned char chans[] SL_ALIGNED_LINE;
+} sh_area_t;
+
+/* A short message no receive has claimed yet. */
+typedef struct sh_msg {
+    sl_list_t link;
+    int src;
+    uint32_t tag, ctx, len;
+    unsigned char data[];
+} sh_msg_t;
+
+typedef struct sh_peer {
+    /* sending to it: our channel in its area */
+    sh_area_t *area;
+    sh_chan_t *out;
+    uint32_t cells, stride, tx;
+    size_t max;           /* largest message its cells take */
+    bool portals;         /* sending through Portals now */
+    uint64_t psent;       /* Portals messages to it that a receive must match */
+    /* receiving from it: its channel in our area */
+    sh_chan_t *in;
+    uint32_t rx;
+    uint64_t pmatched;
+} sh_peer_t;
+
+static struct {
+    size_t max; /* SLUICE_SHORT_MAX (0: off) */
+    uint32_t cells, stride;
+    size_t chan_bytes;
+    sh_area_t *area; /* ours */
+    sh_peer_t *peers;
+    sl_list_t posted, unexp;
+    int64_t spin_ns;
+    bool oversub;
+} S;
+
+static sh_chan_t *chan_at(const sh_area_t *a, size_t chan_bytes, int rank)
+{
+    return (sh_chan_t *)(a->chans + (size_t)rank * chan_bytes);
+}
+
+static sh_cell_t *cell_at(sh_chan_t *c, uint32_t stride, uint32_t cells, uint32_t n)
+{
+    return (sh_cell_t *)(c->cells + (size_t)(n % cells) * stride);
+}
+
+/* ---- set-up --------------------------------------------------------------------------- */
+
+sl_status_t p2p_short_init(void)
+{
+    long max, cells, spin;
+    if (sl_param_int(SL_PARAM_SHORT_MAX, &max) || sl_param_int(SL_PARAM_SHORT_CELLS, &cells) ||
+        sl_param_int(SL_PARAM_SPIN_US, &spin))
+        return SL_ERR_CONFIG;
+    S = (typeof(S)){0};
+    sl_list_init(&S.posted);
+    sl_list_init(&S.unexp);
+    /* forced protocols mean those protocols; the eager limit bounds it too */
+    if (P.proto != P2P_PROTO_AUTO || P.size < 2) max = 0;
+    /* a message taken back from its cell is resent from the volatile MD */
+    if ((size_t)max > P.eager_limit) max = (long)P.eager_limit;
+    if ((size_t)max > P.volatile_max) max = (long)P.volatile_max;
+    if (!(S.peers = calloc((size_t)P.size, sizeof *S.peers))) return SL_ERR_NOMEM;
+    S.spin_ns = spin * 1000 < SH_SPIN_NS ? spin * 1000 : SH_SPIN_NS;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    S.oversub = cpus > 0 && P.size > cpus;
+    if (max == 0) return SL_OK;
+    S.max = (size_t)max;
+    S.cells = (uint32_t)cells;
+    S.stride = (uint32_t)((SH_CELL_HDR + S.max + SL_CACHE_LINE - 1) & ~(size_t)(SL_CACHE_LINE - 1));
+    S.chan_bytes = sizeof(sh_chan_t) + (size_t)S.cells * S.stride;
+    size_t len = sizeof(sh_area_t) + (size_t)P.size * S.chan_bytes;
+    void *mem;
+    if (PtlSluiceMemAlloc(P.ni, len, &mem) != PTL_OK) {
+        sl_log_debug("p2p: no shared heap for %zu bytes of short-message cells: path off", len);
+        return SL_OK;
+    }
+    memset(mem, 0, len);
+    S.area = mem;
+    S.area->cells = S.cells;
+    S.area->stride = S.stride;
+    S.area->size = (uint32_t)P.size;
+    for (int i = 0; i < P.size; i++) S.peers[i].in = chan_at(S.area, S.chan_bytes, i);
+    return SL_OK;
+}
+
+uint64_t p2p_short_addr(void)
+{
+    return (uint64_t)(uintptr_t)S.area;
+}
+
+void p2p_short_attach(int peer, uint64_t addr)
+{
+    ptl_process_t id = {.rank = (ptl_rank_t)peer};
+    sh_area_t *a;
+    if (!S.max || !addr || peer == P.rank ||
+        PtlSluiceMemAttach(P.ni, id, addr, sizeof *a, (void **)&a) != PTL_OK)
+        return;
+    uint32_t cells = a->cells, stride = a->stride;
+    size_t chan_bytes = sizeof(sh_chan_t) + (size_t)cells * stride;
+    size_t len = sizeof *a + (size_t)a->size * chan_bytes;
+    if (a->size != (uint32_t)P.size || !cells || stride <= SH_CELL_HDR ||
+        PtlSluiceMemAttach(P.ni, id, addr, len, (void **)&a) != PTL_OK)
+        return;
+    sh_peer_t *p = &S.peers[peer];
+    p->area = a;
+    p->out = chan_at(a, chan_bytes, P.rank);
+    p->cells = cells;
+    p->stride = stride;
+    p->max = stride - SH_CELL_HDR < S.max ? stride - SH_CELL_HDR : S.max;
+}
+
+void p2p_short_fini(void)
+{
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &S.unexp) {
+        sl_list_remove(pos);
+        free(sl_list_entry(pos, sh_msg_t, link));
+    }
+    if (S.area) PtlSluiceMemFree(P.ni, S.area);
+    free(S.peers);
+    S = (typeof(S)){0};
+}
+
+/* ---- sending ------------------------------------------------------------------------------ */
+
+static bool cell_free(sh_peer_t *p, uint32_t n)
+{
+    return atomic_load_explicit(&cell_at(p->out, p->stride, p->cells, n)->seq,
+                                memory_order_acquire) == 0;
+}
+
+/* Send the message in cell n again, by Portals (it was taken back). */
+static void resend(sh_peer_t *p, int dst, uint32_t n)
+{
+    sh_cell_t *c = cell_at(p->out, p->stride, p->cells, n);
+    ptl_process_t to = {.rank = (ptl_rank_t)dst};
+    int rc = PtlPut(P.md_v, (ptl_size_t)(uintptr_t)c->data, c->len, PTL_NO_ACK_REQ, to, P2P_PT,
+                    p2p_mbits(KIND_EAGER, c->ctx, (int)c->tag), 0, NULL, 0);
+    if (rc != PTL_OK) /* (a dead peer) the send had completed: say it is lost */
+        sl_log_error("p2p: a %u-byte message to rank %d was lost (%d)", c->len, dst, rc);
+    p->psent++;
+    P.stats.short_resent++;
+}
+
+/* Switch dst to Portals: take back the cells its receiver has not claimed
+ * and send them by Portals, in order.  A cell the receiver is handling
+ * (SH_BUSY) is waited for: its message must match before any later one can
+ * reach the engine. */
+static void to_portals(sh_peer_t *p, int dst)
+{
+    uint32_t first = p->tx > p->cells ? p->tx - p->cells : 0, back = p->tx;
+    for (uint32_t n = first; n < p->tx; n++) {
+        _Atomic uint32_t *w = &cell_at(p->out, p->stride, p->cells, n)->seq;
+        uint32_t v = atomic_load_explicit(w, memory_order_acquire);
+        for (;;) {
+            if (v == SH_BUSY) {
+                sched_yield();
+                v = atomic_load_explicit(w, memory_order_acquire);
+            } else if (v != SH_SEQ(n) ||
+                       atomic_compare_exchange_strong_explicit(w, &v, 0, memory_order_acquire,
+                                                               memory_order_acquire)) {
+                break;
+            }
+        }
+        /* v: SH_SEQ(n) if taken back (the receiver stops there, so every
+         * later cell is taken back too), 0 if the receiver had it */
+        if (v == SH_SEQ(n)) {
+            if (back == p->tx) back = n;
+            resend(p, dst, n);
+        }
+    }
+    p->tx = back;
+    p->portals = true;
+}
+
+int p2p_short_route(const p2p_req_t *r)
+{
+    sh_peer_t *p = &S.peers[r->dst];
+    if (!p->out) return SH_PORTALS;
+    if (p->portals) {
+        if (r->len > p->max || r->sync ||
+            atomic_load_explicit(&p->out->matched, memory_order_acquire) != p->psent)
+            return SH_PORTALS;
+        p->portals = false; /* nothing of ours waits in its engine */
+    }
+    if (r->len <= p->max && !r->sync && cell_free(p, p->tx)) return SH_SHORT;
+    to_portals(p, r->dst);
+    return SH_PORTALS;
+}
+
+void p2p_short_put(p2p_req_t *r)
+{
+    sh_peer_t *p = &S.peers[r->dst];
+    sh_cell_t *c = cell_at(p->out, p->stride, p->cells, p->tx);
+    if (r->len) memcpy(c->data, r->buf, r->len);
+    c->len = (uint32_t)r->len;
+    c->tag = (uint32_t)r->tag;
+    c->ctx = r->ctx;
+    /* publishes the cell, and is the full fence the sleeper check needs */
+    atomic_exchange_explicit(&c->seq, SH_SEQ(p->tx), memory_order_seq_cst);
+    p->tx++;
+    if (atomic_load_explicit(&p->area->sleeping, memory_order_relaxed) &&
+        atomic_exchange_explicit(&p->area->sleeping, 0, memory_order_relaxed))
+        p2p_notify((ptl_process_t){.rank = (ptl_rank_t)r->dst}, 0); /* wakes its EQ wait */
+    r->done = true;
+}
+
+void p2p_short_portals_sent(int dst)
+{
+    S.peers[dst].psent++;
+}
+
+/* ---- receiving ---------------------------------------------------------------------------- */
+
+static bool matches(const p2p_req_t *r, int src, uint32_t tag, uint32_t ctx)
+{
+    return r->ctx == ctx && (r->src == P2P_ANY_SOURCE || r->src == src) &&
+           (r->tag == P2P_ANY_TAG || (uint32_t)r->tag == tag);
+}
+
+static void deliver(p2p_req_t *r, int src, uint32_t tag, const void *data, size_t len)
+{
+    size_t have = len < r->len ? len : r->len;
+    if (have) memcpy(r->buf, data, have);
+    p2p_recv_resolve(r, src, (int)tag, len);
+    r->done = true;
+}
+
+void p2p_short_post(p2p_req_t *r)
+{
+    if (!S.area || r->src == P.rank) return;
+    sl_list_push_tail(&S.posted, &r->plink);
+    r->linked = true;
+}
+
+void p2p_short_unpost(p2p_req_t *r)
+{
+    if (!r->linked) return;
+    sl_list_remove(&r->plink);
+    r->linked = false;
+}
+
+/* The oldest posted receive the message matches and we can take from the
+ * engine; NULL if none. */
+static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx)
+{
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &S.posted) {
+        p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
+        if (!matches(r, src, tag, ctx)) continue;
+        p2p_short_unpost(r);
+        if (PtlMEUnlink(r->me) == PTL_OK) return r;
+        /* the engine matched it first; its event is on the way */
+    }
+    return NULL;
+}
+
+static void arrive(int src, const sh_cell_t *c)
+{
+    p2p_req_t *r = claim(src, c->tag, c->ctx);
+    if (r) {
+        deliver(r, src, c->tag, c->data, c->len);
+        return;
+    }
+    sh_msg_t *m = malloc(sizeof *m + c->len);
+    if (!m) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "p2p: rank %d is out of memory for an unexpected %u-byte message",
+                 P.rank, c->len);
+        boot_abort(P.boot, 75, msg);
+    }
+    *m = (sh_msg_t){.src = src, .tag = c->tag, .ctx = c->ctx, .len = c->len};
+    memcpy(m->data, c->data, c->len);
+    sl_list_push_tail(&S.unexp, &m->link);
+}
+
+/* Take src's cells in order. */
+static int take(int src)
+{
+    sh_peer_t *p = &S.peers[src];
+    int n = 0;
+    for (;;) {
+        sh_cell_t *c = cell_at(p->in, S.stride, S.cells, p->rx);
+        uint32_t v = SH_SEQ(p->rx);
+        if (atomic_load_explicit(&c->seq, memory_order_relaxed) != v ||
+            !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
+                                                     memory_order_relaxed))
+            break; /* empty, or taken back by the sender */
+        if (c->len > S.stride - SH_CELL_HDR) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "p2p: corrupt short-message cell from rank %d (%u bytes)",
+                     src, c->len);
+            boot_abort(P.boot, 70, msg);
+        }
+        arrive(src, c);
+        atomic_store_explicit(&c->seq, 0, memory_order_release);
+        p->rx++;
+        n++;
+    }
+    return n;
+}
+
+static bool cells_ready(void)
+{
+    for (int i = 0; i < P.size; i++) {
+        if (i == P.rank) continue;
+        sh_peer_t *p = &S.peers[i];
+        if (atomic_load_explicit(&cell_at(p->in, S.stride, S.cells, p->rx)->seq,
+                                 memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+int p2p_short_poll(void)
+{
+    int n = 0;
+    if (S.area)
+        for (int i = 0; i < P.size; i++)
+            if (i != P.rank) n += take(i);
+    return n;
+}
+
+void p2p_short_matched(int src)
+{
+    if (!S.area || src == P.rank || src < 0 || src >= P.size) return;
+    sh_peer_t *p = &S.peers[src];
+    atomic_store_explicit(&p->in->matched, ++p->pmatched, memory_order_release);
+}
+
+static sh_msg_t *unexp_find(int src, int tag, unsigned ctx)
+{
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &S.unexp) {
+        sh_msg_t *m = sl_list_entry(pos, sh_msg_t, link);
+        if (m->ctx == ctx && (src == P2P_ANY_SOURCE || src == m->src) &&
+            (tag == P2P_ANY_TAG || (uint32_t)tag == m->tag))
+            return m;
+    }
+    return NULL;
+}
+
+bool p2p_short_recv(p2p_req_t *r)
+{
+    sh_msg_t *m = S.area ? unexp_find(r->src, r->tag, r->ctx) : NULL;
+    if (!m) return false;
+    sl_list_remove(&m->link);
+    deliver(r, m->src, m->tag, m->data, m->len);
+    free(m);
+    return true;
+}
+
+bool p2p_short_probe(int src, int tag, unsigned ctx, p2p_status_t *st)
+{
+    sh_msg_t *m = S.area ? unexp_find(src, tag, (uint32_t)ctx) : NULL;
+    if (m && st)
+        *st = (p2p_status_t){.source = m->src, .tag = (int)m->tag, .sent = m->len,
+                             .bytes = m->len, .error = SL_OK};
+    return m != NULL;
+}
+
+/* ---- waiting ------------------------------------------------------------------------------ */
+
+/* About to sleep in the engine: ask the senders to wake us (a cell does
+ * not).  false: a cell came meanwhile, do not sleep. */
+bool p2p_short_sleep_begin(void)
+{
+    if (!S.area) return true;
+    atomic_store_explicit(&S.area->sleeping, 1, memory_order_seq_cst);
+    if (!cells_ready()) return true;
+    p2p_short_sleep_end();
+    return false;
+}
+
+void p2p_short_sleep_end(void)
+{
+    if (S.area) atomic_store_explicit(&S.area->sleeping, 0, memory_order_relaxed);
+}
+
+bool p2p_short_active(void)
+{
+    return S.area != NULL;
+}
+
+/* Poll while the wait is young (a short reply comes within microseconds
+ * and no engine wait would see its cell), then let the caller sleep. */
+bool p2p_short_spin(uint64_t *until)
+{
+    uint64_t now = sl_now_ns();
+    if (!*until) *until = now + (uint64_t)S.spin_ns;
+    if (now >= *until) {
+        *until = 0;
+        return false;
+    }
+    if (S.oversub) sched_yield();
+    else sl_cpu_relax();
+    return true;
+}
