@@ -1,0 +1,346 @@
+/* The short-message path (src/p2p/short.c) against MPI order.  Messages of
+ * one pair switch between short cells and Portals whenever sizes mix; every
+ * case checks that receives still match in send order, with the receives
+ * posted first and last, wildcards, probes, cancel and truncation.  The
+ * switch that takes cells back is forced by a receiver that stays outside
+ * MPI (a file handshake, not a sleep: it must not poll its cells) and is
+ * checked in the counters.  3 ranks; run with SLUICE_SHORT_CELLS=4. */
+#include "p2p/p2p.h"
+
+#include <mpi.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char g_case[128];
+static int g_rank;
+#define MT_CONTEXT g_case
+#define MT_RANK g_rank
+#include "mpi_expect.h"
+
+#define TOKEN 999
+#define GUARD 32
+static const MPI_Comm W = MPI_COMM_WORLD;
+
+/* A mixed sequence: short, rendezvous and medium sizes, one tag or two. */
+static const size_t sizes[] = {8,    1,  1024, 200000, 8, 0,  3000, 16, 1200000,
+                               1025, 64, 8,    70000,  8, 33, 8,    8,  100000};
+#define NSEQ (sizeof sizes / sizeof sizes[0])
+
+static unsigned char pat(size_t i, unsigned k)
+{
+    return (unsigned char)(i * 13u + (i >> 8) + k * 71u + 1u);
+}
+
+static void fill(unsigned char *b, size_t n, unsigned k)
+{
+    for (size_t i = 0; i < n; i++) b[i] = pat(i, k);
+    if (n >= 4) memcpy(b, &k, 4); /* which message this is */
+}
+
+static void check(const unsigned char *b, size_t n, unsigned k, const MPI_Status *st, int src)
+{
+    int count = -1;
+    MPI_Get_count(st, MPI_BYTE, &count);
+    EXPECT(count == (int)n);
+    EXPECT(st->MPI_SOURCE == src);
+    if (n >= 4) {
+        unsigned got;
+        memcpy(&got, b, 4);
+        if (got != k) fprintf(stderr, "message %u arrived where %u was expected\n", got, k);
+        EXPECT(got == k);
+    }
+    for (size_t i = 4; i < n; i++) EXPECT(b[i] == pat(i, k));
+}
+
+static unsigned char *bufs[NSEQ];
+
+static void send_seq(int to, int tag_base, unsigned key, void (*after)(void))
+{
+    MPI_Request rq[NSEQ];
+    for (unsigned k = 0; k < NSEQ; k++) {
+        bufs[k] = malloc(sizes[k] + 1);
+        fill(bufs[k], sizes[k], key + k);
+        EXPECT(MPI_Isend(bufs[k], (int)sizes[k], MPI_BYTE, to, tag_base + (int)(k % 2), W,
+                         &rq[k]) == MPI_SUCCESS);
+    }
+    if (after) after();
+    EXPECT(MPI_Waitall(NSEQ, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    for (unsigned k = 0; k < NSEQ; k++) free(bufs[k]);
+}
+
+/* Receive the sequence: tags as sent, or MPI_ANY_TAG; posted all at once
+ * (early) or one by one. */
+static void recv_seq(int from, int tag_base, unsigned key, int any_tag, int all_at_once,
+                     void (*between)(void))
+{
+    MPI_Request rq[NSEQ];
+    for (unsigned k = 0; k < NSEQ; k++) {
+        bufs[k] = malloc(sizes[k] + 1);
+        int tag = any_tag ? MPI_ANY_TAG : tag_base + (int)(k % 2);
+        EXPECT(MPI_Irecv(bufs[k], (int)sizes[k], MPI_BYTE, from, tag, W, &rq[k]) == MPI_SUCCESS);
+        if (!all_at_once) {
+            MPI_Status st;
+            EXPECT(MPI_Wait(&rq[k], &st) == MPI_SUCCESS);
+            check(bufs[k], sizes[k], key + k, &st, from);
+            EXPECT(st.MPI_TAG == tag_base + (int)(k % 2));
+        }
+    }
+    if (between) between();
+    if (all_at_once) {
+        MPI_Status st[NSEQ];
+        EXPECT(MPI_Waitall(NSEQ, rq, st) == MPI_SUCCESS);
+        for (unsigned k = 0; k < NSEQ; k++) {
+            check(bufs[k], sizes[k], key + k, &st[k], from);
+            EXPECT(st[k].MPI_TAG == tag_base + (int)(k % 2));
+        }
+    }
+    for (unsigned k = 0; k < NSEQ; k++) free(bufs[k]);
+}
+
+static void token_send(int to)
+{
+    int t = 1;
+    EXPECT(MPI_Send(&t, 1, MPI_INT, to, TOKEN, W) == MPI_SUCCESS);
+}
+
+static void token_recv(int from)
+{
+    int t = 0;
+    EXPECT(MPI_Recv(&t, 1, MPI_INT, from, TOKEN, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+}
+
+static void token_to_0(void)
+{
+    token_send(0);
+}
+
+static void token_to_1(void)
+{
+    token_send(1);
+}
+
+/* Order across switches: receiver first, sender first, one by one. */
+static void order_cases(void)
+{
+    for (int any = 0; any < 2; any++) {
+        snprintf(g_case, sizeof g_case, "receives posted first, any_tag %d", any);
+        if (g_rank == 0) {
+            token_recv(1);
+            send_seq(1, 10, 100, NULL);
+        } else if (g_rank == 1) {
+            recv_seq(0, 10, 100, any, 1, token_to_0);
+        }
+        snprintf(g_case, sizeof g_case, "sends first, any_tag %d", any);
+        if (g_rank == 0) {
+            /* the token follows the whole sequence */
+            send_seq(1, 20, 200, token_to_1);
+        } else if (g_rank == 1) {
+            token_recv(0);
+            recv_seq(0, 20, 200, any, 1, NULL);
+        }
+        snprintf(g_case, sizeof g_case, "one receive at a time, any_tag %d", any);
+        if (g_rank == 0) send_seq(1, 30, 300, NULL);
+        else if (g_rank == 1) recv_seq(0, 30, 300, any, 0, NULL);
+        MPI_Barrier(W);
+    }
+}
+
+/* Two senders, ANY_SOURCE receives: each source's messages in its order. */
+static void any_source_case(void)
+{
+    snprintf(g_case, sizeof g_case, "ANY_SOURCE, two mixed senders");
+    if (g_rank == 1 || g_rank == 2) {
+        send_seq(0, 40, 1000u * (unsigned)g_rank, NULL);
+    } else {
+        unsigned next[3] = {0, 0, 0};
+        size_t cap = 1200000;
+        unsigned char *b = malloc(cap);
+        for (unsigned i = 0; i < 2 * NSEQ; i++) {
+            MPI_Status st;
+            EXPECT(MPI_Recv(b, (int)cap, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, W, &st) ==
+                   MPI_SUCCESS);
+            int s = st.MPI_SOURCE;
+            EXPECT(s == 1 || s == 2);
+            EXPECT(next[s] < NSEQ);
+            unsigned k = next[s]++;
+            check(b, sizes[k], 1000u * (unsigned)s + k, &st, s);
+            EXPECT(st.MPI_TAG == 40 + (int)(k % 2));
+        }
+        free(b);
+    }
+    MPI_Barrier(W);
+}
+
+/* Probe sees the short message before the rendezvous one behind it; Mprobe
+ * and Mrecv take it; truncation of a short message leaves the guard. */
+static void probe_truncate_case(void)
+{
+    snprintf(g_case, sizeof g_case, "probe, mprobe, truncation");
+    if (g_rank == 0) {
+        unsigned char s[100], *big = malloc(300000);
+        fill(s, sizeof s, 7);
+        fill(big, 300000, 8);
+        MPI_Request rq[3];
+        EXPECT(MPI_Isend(s, 100, MPI_BYTE, 1, 50, W, &rq[0]) == MPI_SUCCESS);
+        EXPECT(MPI_Isend(big, 300000, MPI_BYTE, 1, 50, W, &rq[1]) == MPI_SUCCESS);
+        EXPECT(MPI_Isend(s, 100, MPI_BYTE, 1, 51, W, &rq[2]) == MPI_SUCCESS);
+        token_send(1);
+        EXPECT(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        free(big);
+    } else if (g_rank == 1) {
+        token_recv(0);
+        MPI_Status st;
+        int count = -1, flag = 0;
+        EXPECT(MPI_Iprobe(0, MPI_ANY_TAG, W, &flag, &st) == MPI_SUCCESS && flag);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        EXPECT(count == 100 && st.MPI_TAG == 50);
+        MPI_Message m;
+        EXPECT(MPI_Mprobe(0, 50, W, &m, &st) == MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        EXPECT(count == 100);
+        unsigned char b[100 + GUARD];
+        memset(b, 0xee, sizeof b);
+        EXPECT(MPI_Mrecv(b, 100, MPI_BYTE, &m, &st) == MPI_SUCCESS);
+        check(b, 100, 7, &st, 0);
+        EXPECT(b[100] == 0xee);
+        unsigned char *big = malloc(300000);
+        EXPECT(MPI_Probe(0, MPI_ANY_TAG, W, &st) == MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        EXPECT(count == 300000 && st.MPI_TAG == 50);
+        EXPECT(MPI_Recv(big, 300000, MPI_BYTE, 0, 50, W, &st) == MPI_SUCCESS);
+        check(big, 300000, 8, &st, 0);
+        free(big);
+        /* truncated: 100 bytes into 40, the rest of the buffer untouched */
+        MPI_Comm_set_errhandler(W, MPI_ERRORS_RETURN);
+        memset(b, 0xee, sizeof b);
+        int rc = MPI_Recv(b, 40, MPI_BYTE, 0, 51, W, &st);
+        int cls = -1;
+        MPI_Error_class(rc, &cls);
+        EXPECT(cls == MPI_ERR_TRUNCATE);
+        for (size_t i = 4; i < 40; i++) EXPECT(b[i] == pat(i, 7));
+        for (size_t i = 40; i < sizeof b; i++) EXPECT(b[i] == 0xee);
+        MPI_Comm_set_errhandler(W, MPI_ERRORS_ARE_FATAL);
+    }
+    MPI_Barrier(W);
+}
+
+/* A cancelled receive is not claimed by a short message that comes later. */
+static void cancel_case(void)
+{
+    snprintf(g_case, sizeof g_case, "cancel");
+    if (g_rank == 1) {
+        unsigned char a[16], b[16];
+        memset(a, 0xee, sizeof a);
+        MPI_Request r;
+        MPI_Status st;
+        int c = 0;
+        EXPECT(MPI_Irecv(a, 16, MPI_BYTE, 0, 60, W, &r) == MPI_SUCCESS);
+        EXPECT(MPI_Cancel(&r) == MPI_SUCCESS);
+        EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS);
+        EXPECT(MPI_Test_cancelled(&st, &c) == MPI_SUCCESS && c);
+        token_send(0);
+        EXPECT(MPI_Recv(b, 16, MPI_BYTE, 0, 60, W, &st) == MPI_SUCCESS);
+        check(b, 16, 9, &st, 0);
+        for (size_t i = 0; i < sizeof a; i++) EXPECT(a[i] == 0xee);
+    } else if (g_rank == 0) {
+        unsigned char s[16];
+        fill(s, 16, 9);
+        token_recv(1);
+        EXPECT(MPI_Send(s, 16, MPI_BYTE, 1, 60, W) == MPI_SUCCESS);
+    }
+    MPI_Barrier(W);
+}
+
+static void counts(unsigned long *shrt, unsigned long *resent)
+{
+    p2p_stats_t s;
+    p2p_get_stats(&s);
+    *shrt = s.short_msgs;
+    *resent = s.short_resent;
+}
+
+/* Rank 1 stays out of MPI while rank 0 fills its cells and then sends a
+ * rendezvous message: rank 0 must take every cell back and send those by
+ * Portals first.  Once rank 1 has matched everything, rank 0 is back on
+ * cells. */
+static void take_back_case(void)
+{
+    snprintf(g_case, sizeof g_case, "cells taken back");
+    char path[64];
+    enum { N = 10 };
+    if (g_rank == 0) {
+        snprintf(path, sizeof path, "/tmp/sluice-short-test-%d", (int)getpid());
+        unlink(path);
+        EXPECT(MPI_Send(path, sizeof path, MPI_CHAR, 1, 70, W) == MPI_SUCCESS);
+        token_recv(1); /* rank 1 is outside MPI from now on */
+        unsigned long s0, r0, s1, r1;
+        counts(&s0, &r0);
+        unsigned char small[N][8], *big = malloc(500000);
+        MPI_Request rq[N + 1];
+        for (unsigned k = 0; k < N; k++) {
+            fill(small[k], 8, 500 + k);
+            EXPECT(MPI_Isend(small[k], 8, MPI_BYTE, 1, 71, W, &rq[k]) == MPI_SUCCESS);
+        }
+        fill(big, 500000, 500 + N);
+        EXPECT(MPI_Isend(big, 500000, MPI_BYTE, 1, 71, W, &rq[N]) == MPI_SUCCESS);
+        counts(&s1, &r1);
+        /* 4 cells filled, the 5th send found them full: all 4 taken back */
+        if (s1 - s0 != 4 || r1 - r0 != 4)
+            fprintf(stderr, "short %lu, taken back %lu (want 4, 4)\n", s1 - s0, r1 - r0);
+        EXPECT(s1 - s0 == 4 && r1 - r0 == 4);
+        FILE *f = fopen(path, "w");
+        EXPECT(f);
+        fclose(f);
+        EXPECT(MPI_Waitall(N + 1, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        free(big);
+        token_recv(1); /* rank 1 has matched all of it */
+        unlink(path);
+        counts(&s0, &r0);
+        EXPECT(MPI_Send(small[0], 8, MPI_BYTE, 1, 72, W) == MPI_SUCCESS);
+        counts(&s1, &r1);
+        EXPECT(s1 - s0 == 1 && r1 == r0);
+    } else if (g_rank == 1) {
+        EXPECT(MPI_Recv(path, sizeof path, MPI_CHAR, 0, 70, W, MPI_STATUS_IGNORE) ==
+               MPI_SUCCESS);
+        token_send(0); /* completes without polling: no cell taken after it */
+        while (access(path, F_OK) != 0) usleep(1000);
+        unsigned char b[8], *big = malloc(500000);
+        MPI_Status st;
+        for (unsigned k = 0; k < N; k++) {
+            EXPECT(MPI_Recv(b, 8, MPI_BYTE, 0, 71, W, &st) == MPI_SUCCESS);
+            check(b, 8, 500 + k, &st, 0);
+        }
+        EXPECT(MPI_Recv(big, 500000, MPI_BYTE, 0, 71, W, &st) == MPI_SUCCESS);
+        check(big, 500000, 500 + N, &st, 0);
+        free(big);
+        token_send(0);
+        EXPECT(MPI_Recv(b, 8, MPI_BYTE, 0, 72, W, &st) == MPI_SUCCESS);
+        check(b, 8, 500, &st, 0);
+    }
+    MPI_Barrier(W);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int size;
+    MPI_Comm_rank(W, &g_rank);
+    MPI_Comm_size(W, &size);
+    EXPECT(size == 3);
+    order_cases();
+    any_source_case();
+    probe_truncate_case();
+    cancel_case();
+    take_back_case();
+    unsigned long s, r;
+    counts(&s, &r);
+    snprintf(g_case, sizeof g_case, "the short path was used");
+    EXPECT(s > 0);
+    MPI_Finalize();
+    if (g_rank == 0) printf("mpi_short_test: all cases passed\n");
+    return 0;
+}
