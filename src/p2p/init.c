@@ -213,6 +213,7 @@ sl_status_t p2p_init(int *rank, int *size)
     /* every rank's receive structures exist before anyone sends */
     if (st == SL_OK) st = boot_fence(P.boot);
     if (st != SL_OK) goto err_boot;
+    p2p_short_ready();
     P.up = true;
     *rank = P.rank;
     *size = P.size;

@@ -99,8 +99,9 @@ struct p2p_req {
     /* sends: the destination, and whether synchronous */
     int dst;
     bool sync;
-    /* short path (short.c): a receive short messages may claim */
-    bool linked;
+    /* short path (short.c): a receive short messages may claim; deferred:
+     * not on the engine's list (only a short message can match it now) */
+    bool linked, deferred;
     sl_list_t plink;
 };
 
@@ -188,6 +189,9 @@ void p2p_copy_put(void *buf, size_t len);
 void p2p_copy_fini(void);
 
 /* recv.c */
+/* Put receive r on the engine's priority list (the caller has flushed the
+ * deferred receives r must not overtake: p2p_short_flush_for). */
+sl_status_t p2p_recv_append(p2p_req_t *r);
 /* Receive r has matched a message from src with tag, sent bytes long:
  * status, truncation, and the counts of a wildcard receive. */
 void p2p_recv_resolve(p2p_req_t *r, int src, int tag, size_t sent);
@@ -227,8 +231,18 @@ void p2p_short_portals_sent(int dst); /* a message a receive matches went by Por
  * messages claim r; r is no longer claimable; a Portals message from src
  * matched. */
 bool p2p_short_recv(p2p_req_t *r);
+/* Keep r off the engine's list when only a short message can match it now
+ * (true: r is posted in short.c alone). */
+bool p2p_short_defer(p2p_req_t *r);
+/* Before r goes on the engine's list: the deferred receives it could
+ * overtake go there first. */
+void p2p_short_flush_for(const p2p_req_t *r);
 void p2p_short_post(p2p_req_t *r);
-void p2p_short_unpost(p2p_req_t *r);
+/* r is not claimable any more; true if it was deferred (it has no entry in
+ * the engine: its cancel is complete). */
+bool p2p_short_unpost(p2p_req_t *r);
+/* after the job's last set-up fence: which senders use our cells */
+void p2p_short_ready(void);
 void p2p_short_matched(int src);
 bool p2p_short_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
 /* Take arrived cells; returns how many. */

@@ -46,6 +46,14 @@ static bool recv_args_ok(int src, int tag, unsigned ctx)
            (tag == P2P_ANY_TAG || tag >= 0) && ctx <= P2P_CTX_MAX;
 }
 
+sl_status_t p2p_recv_append(p2p_req_t *r)
+{
+    ptl_me_t me = recv_me(r->buf, r->len, r->src, r->tag, r->ctx,
+                          PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE |
+                              PTL_ME_EVENT_UNLINK_DISABLE);
+    return p2p_ptl_status(PtlMEAppend(P.ni, P2P_PT, &me, PTL_PRIORITY_LIST, r, &r->me));
+}
+
 sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p_req_t **out)
 {
     if (!out || (len && !buf) || !recv_args_ok(src, tag, ctx)) return SL_ERR_INVALID;
@@ -59,19 +67,18 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
     else r->seq = p2p_seq_recv(src, ctx, tag);
     /* a short message waiting here is older than any the engine holds
      * from its sender (short.c) */
-    if (p2p_short_recv(r)) {
+    if (p2p_short_recv(r) || p2p_short_defer(r)) {
         *out = r;
         return SL_OK;
     }
-    ptl_me_t me = recv_me(buf, len, src, tag, ctx,
-                          PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE |
-                              PTL_ME_EVENT_UNLINK_DISABLE);
-    int rc = PtlMEAppend(P.ni, P2P_PT, &me, PTL_PRIORITY_LIST, r, &r->me);
-    if (rc != PTL_OK) {
+    /* receives held back by the short path that r must not overtake go first */
+    p2p_short_flush_for(r);
+    sl_status_t st = p2p_recv_append(r);
+    if (st != SL_OK) {
         if (r->wild) P.wild_pending--;
         else p2p_seq_unrecv(src, ctx, tag, r->seq);
         p2p_req_put(r);
-        return p2p_ptl_status(rc);
+        return st;
     }
     p2p_short_post(r);
     if (len > P.eager_limit) {
@@ -195,8 +202,8 @@ bool p2p_cancel(p2p_req_t *r)
      * appends entries): a receive that matched is then known as such. */
     if (r->kind != RQ_RECV || r->done) return false;
     p2p_progress();
-    if (r->matched || r->done || PtlMEUnlink(r->me) != PTL_OK) return false;
-    p2p_short_unpost(r);
+    if (r->matched || r->done) return false;
+    if (!p2p_short_unpost(r) && PtlMEUnlink(r->me) != PTL_OK) return false;
     if (r->wild) P.wild_pending--;
     else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->seq);
     r->st.cancelled = true;

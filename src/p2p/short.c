@@ -44,6 +44,7 @@
 #define SH_CELL_HDR 16u
 #define SH_SEQ(n) ((uint32_t)(n) | 0x80000000u) /* never 0 (free) or SH_BUSY */
 #define SH_BUSY 1u
+#define SH_MARK 0xffffffffu /* ctx of a cell saying: Portals messages follow */
 #define SH_SPIN_NS 10000                        /* p2p_wait polls cells this long, then sleeps */
 
 typedef struct sh_cell {
@@ -54,6 +55,7 @@ typedef struct sh_cell {
 
 typedef struct sh_chan {
     _Atomic uint64_t matched SL_ALIGNED_LINE; /* written by the receiver */
+    _Atomic uint32_t attached SL_ALIGNED_LINE; /* by the sender, at set-up: it uses the cells */
     unsigned char cells[] SL_ALIGNED_LINE;
 } sh_chan_t;
 
@@ -83,6 +85,7 @@ typedef struct sh_peer {
     sh_chan_t *in;
     uint32_t rx;
     uint64_t pmatched;
+    bool deferring; /* it sends by cells: its receives may stay off the engine */
 } sh_peer_t;
 
 static struct {
@@ -92,6 +95,7 @@ static struct {
     sh_area_t *area; /* ours */
     sh_peer_t *peers;
     sl_list_t posted, unexp;
+    unsigned deferred; /* posted receives not on the engine's list */
     int64_t spin_ns;
     bool oversub;
 } S;
@@ -170,6 +174,14 @@ void p2p_short_attach(int peer, uint64_t addr)
     p->cells = cells;
     p->stride = stride;
     p->max = stride - SH_CELL_HDR < S.max ? stride - SH_CELL_HDR : S.max;
+    atomic_store_explicit(&p->out->attached, 1, memory_order_relaxed); /* the fence publishes */
+}
+
+void p2p_short_ready(void)
+{
+    for (int i = 0; S.area && i < P.size; i++)
+        S.peers[i].deferring =
+            i != P.rank && atomic_load_explicit(&S.peers[i].in->attached, memory_order_relaxed);
 }
 
 void p2p_short_fini(void)
@@ -192,6 +204,23 @@ static bool cell_free(sh_peer_t *p, uint32_t n)
                                 memory_order_acquire) == 0;
 }
 
+/* Fill the next cell and publish it; wake the receiver if it sleeps. */
+static void publish(sh_peer_t *p, int dst, const void *data, uint32_t len, uint32_t tag,
+                    uint32_t ctx)
+{
+    sh_cell_t *c = cell_at(p->out, p->stride, p->cells, p->tx);
+    if (len) memcpy(c->data, data, len);
+    c->len = len;
+    c->tag = tag;
+    c->ctx = ctx;
+    /* publishes the cell, and is the full fence the sleeper check needs */
+    atomic_exchange_explicit(&c->seq, SH_SEQ(p->tx), memory_order_seq_cst);
+    p->tx++;
+    if (atomic_load_explicit(&p->area->sleeping, memory_order_relaxed) &&
+        atomic_exchange_explicit(&p->area->sleeping, 0, memory_order_relaxed))
+        p2p_notify((ptl_process_t){.rank = (ptl_rank_t)dst}, 0); /* wakes its EQ wait */
+}
+
 /* Send the message in cell n again, by Portals (it was taken back). */
 static void resend(sh_peer_t *p, int dst, uint32_t n)
 {
@@ -206,7 +235,7 @@ static void resend(sh_peer_t *p, int dst, uint32_t n)
 }
 
 /* Switch dst to Portals: take back the cells its receiver has not claimed
- * and send them by Portals, in order.  A cell the receiver is handling
+ * and send them by Portals, in order, after a marker cell.  A cell the receiver is handling
  * (SH_BUSY) is waited for: its message must match before any later one can
  * reach the engine. */
 static void to_portals(sh_peer_t *p, int dst)
@@ -229,11 +258,14 @@ static void to_portals(sh_peer_t *p, int dst)
          * later cell is taken back too), 0 if the receiver had it */
         if (v == SH_SEQ(n)) {
             if (back == p->tx) back = n;
-            resend(p, dst, n);
+            if (cell_at(p->out, p->stride, p->cells, n)->ctx != SH_MARK) resend(p, dst, n);
         }
     }
     p->tx = back;
     p->portals = true;
+    /* the receiver's deferred receives must reach its engine before our
+     * Portals messages can be matched there (cell tx is free now) */
+    publish(p, dst, NULL, 0, 0, SH_MARK);
 }
 
 int p2p_short_route(const p2p_req_t *r)
@@ -253,18 +285,7 @@ int p2p_short_route(const p2p_req_t *r)
 
 void p2p_short_put(p2p_req_t *r)
 {
-    sh_peer_t *p = &S.peers[r->dst];
-    sh_cell_t *c = cell_at(p->out, p->stride, p->cells, p->tx);
-    if (r->len) memcpy(c->data, r->buf, r->len);
-    c->len = (uint32_t)r->len;
-    c->tag = (uint32_t)r->tag;
-    c->ctx = r->ctx;
-    /* publishes the cell, and is the full fence the sleeper check needs */
-    atomic_exchange_explicit(&c->seq, SH_SEQ(p->tx), memory_order_seq_cst);
-    p->tx++;
-    if (atomic_load_explicit(&p->area->sleeping, memory_order_relaxed) &&
-        atomic_exchange_explicit(&p->area->sleeping, 0, memory_order_relaxed))
-        p2p_notify((ptl_process_t){.rank = (ptl_rank_t)r->dst}, 0); /* wakes its EQ wait */
+    publish(&S.peers[r->dst], r->dst, r->buf, (uint32_t)r->len, (uint32_t)r->tag, r->ctx);
     r->done = true;
 }
 
@@ -296,11 +317,53 @@ void p2p_short_post(p2p_req_t *r)
     r->linked = true;
 }
 
-void p2p_short_unpost(p2p_req_t *r)
+bool p2p_short_unpost(p2p_req_t *r)
 {
-    if (!r->linked) return;
+    if (!r->linked) return false;
     sl_list_remove(&r->plink);
     r->linked = false;
+    if (!r->deferred) return false;
+    r->deferred = false;
+    S.deferred--;
+    return true;
+}
+
+bool p2p_short_defer(p2p_req_t *r)
+{
+    if (!S.area || r->wild || r->src == P.rank || r->len > S.max || !S.peers[r->src].deferring)
+        return false;
+    r->deferred = true;
+    S.deferred++;
+    sl_list_push_tail(&S.posted, &r->plink);
+    r->linked = true;
+    return true;
+}
+
+/* Put the deferred receives for src (< 0: all) on the engine's list, in
+ * the order they were posted. */
+static void flush_deferred(int src)
+{
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &S.posted) {
+        if (!S.deferred) return;
+        p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
+        if (!r->deferred || (src >= 0 && r->src != src)) continue;
+        r->deferred = false;
+        S.deferred--;
+        sl_status_t st = p2p_recv_append(r);
+        if (st != SL_OK) { /* no entry to be had: the receive fails */
+            sl_log_error("p2p: a receive from rank %d could not be posted (%s)", r->src,
+                         sl_status_string(st));
+            p2p_short_unpost(r);
+            r->st.error = st;
+            r->done = true;
+        }
+    }
+}
+
+void p2p_short_flush_for(const p2p_req_t *r)
+{
+    if (S.deferred) flush_deferred(r->src == P2P_ANY_SOURCE ? -1 : r->src);
 }
 
 /* The oldest posted receive the message matches and we can take from the
@@ -311,8 +374,7 @@ static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx)
     sl_list_for_each_safe(pos, tmp, &S.posted) {
         p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
         if (!matches(r, src, tag, ctx)) continue;
-        p2p_short_unpost(r);
-        if (PtlMEUnlink(r->me) == PTL_OK) return r;
+        if (p2p_short_unpost(r) || PtlMEUnlink(r->me) == PTL_OK) return r;
         /* the engine matched it first; its event is on the way */
     }
     return NULL;
@@ -355,7 +417,15 @@ static int take(int src)
                      src, c->len);
             boot_abort(P.boot, 70, msg);
         }
-        arrive(src, c);
+        if (c->ctx == SH_MARK) { /* Portals messages follow: engine first */
+            if (p->deferring) flush_deferred(src);
+            p->deferring = false;
+        } else {
+            /* a cell after a marker: the sender is back, every Portals
+             * message of it matched */
+            p->deferring = true;
+            arrive(src, c);
+        }
         atomic_store_explicit(&c->seq, 0, memory_order_release);
         p->rx++;
         n++;
