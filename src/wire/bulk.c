@@ -177,6 +177,7 @@ static void split_describe(shm_hdr_t *h, uint32_t gen, const wire_bulk_t *op)
     atomic_store_explicit(&h->split_laddr, (uint64_t)(uintptr_t)op->laddr, memory_order_relaxed);
     atomic_store_explicit(&h->split_raddr, op->raddr, memory_order_relaxed);
     atomic_store_explicit(&h->split_len, (uint64_t)op->len, memory_order_relaxed);
+    atomic_store_explicit(&h->split_peer, (uint32_t)op->peer, memory_order_relaxed);
     atomic_store_explicit(&h->split_gen, gen, memory_order_release);
 }
 
@@ -239,9 +240,10 @@ static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
 /* Read the copy a peer's segment describes (the reader of the seqlock):
  * false if it changed meanwhile (a new copy; its own bell will follow). */
 static bool split_read(const shm_hdr_t *h, uint32_t *gen, int *kind, uint64_t *laddr,
-                       uint64_t *raddr, size_t *len)
+                       uint64_t *raddr, size_t *len, int *peer)
 {
     uint32_t g = atomic_load_explicit(&h->split_gen, memory_order_acquire);
+    *peer = (int)atomic_load_explicit(&h->split_peer, memory_order_relaxed);
     *kind = (int)atomic_load_explicit(&h->split_kind, memory_order_relaxed);
     *laddr = atomic_load_explicit(&h->split_laddr, memory_order_relaxed);
     *raddr = atomic_load_explicit(&h->split_raddr, memory_order_relaxed);
@@ -265,7 +267,11 @@ void bulk_split_answer(wire_t *w)
     int kind;
     uint64_t laddr, raddr;
     size_t len, i, n;
-    if (!split_read(h, &gen, &kind, &laddr, &raddr, &len)) return;
+    int peer;
+    /* the copy described now may be a later one with another peer (our
+     * bell was rung for an earlier copy): its raddr would name memory of
+     * that peer, not ours; only a copy with us may be helped */
+    if (!split_read(h, &gen, &kind, &laddr, &raddr, &len, &peer) || peer != w->rank) return;
     kind = kind == BULK_GET ? BULK_PUT : BULK_GET;
     for (bool first = true; split_claim(&h->split_cursor, gen, false, &i, &n); first = false) {
         if (first) shm_test_crash(w, "split-help"); /* dies holding a claimed range */

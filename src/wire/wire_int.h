@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 4u
+#define SHM_VERSION 5u
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
 #define SHM_PIGGY_BYTES 2u
@@ -88,6 +88,7 @@ typedef struct shm_hdr {
     _Atomic uint32_t split_done, split_failed;
     _Atomic uint32_t split_gen, split_kind;
     _Atomic uint64_t split_laddr, split_raddr, split_len;
+    _Atomic uint32_t split_peer; /* the rank whose addresses split_raddr names */
 } shm_hdr_t;
 
 /* One staging channel of the pipelined fallback copy: two buffers, each
