@@ -251,6 +251,7 @@ int p2p_short_poll(void);
  * sleep); announce a sleep (false: do not, something came), end it. */
 bool p2p_short_active(void);
 bool p2p_short_spin(uint64_t *until);
+bool p2p_short_pending(void); /* a cell waits to be taken */
 bool p2p_short_sleep_begin(void);
 void p2p_short_sleep_end(void);
 

@@ -278,11 +278,13 @@ bool p2p_test(p2p_req_t *r, p2p_status_t *st)
 sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
 {
     uint64_t until = 0;
+    unsigned polls = 0;
     while (!r->done) {
-        /* with short-message cells, poll them (and the events) for a
-         * while: an engine wait would not see a cell arrive */
+        /* with short-message cells, poll them for a while (an engine wait
+         * would not see a cell arrive); a full pass, events then cells,
+         * when one is there and every 16 polls */
         if (p2p_short_active()) {
-            if (p2p_progress()) {
+            if (((++polls & 15) == 0 || p2p_short_pending()) && p2p_progress()) {
                 until = 0;
                 continue;
             }

@@ -97,6 +97,7 @@ static struct {
     sl_list_t posted, unexp;
     unsigned deferred; /* posted receives not on the engine's list */
     int64_t spin_ns;
+    unsigned spins;
     bool oversub;
 } S;
 
@@ -519,6 +520,10 @@ bool p2p_short_active(void)
  * and no engine wait would see its cell), then let the caller sleep. */
 bool p2p_short_spin(uint64_t *until)
 {
+    if (*until && (++S.spins & 15) != 0) { /* the clock every 16 polls */
+        sl_cpu_relax();
+        return true;
+    }
     uint64_t now = sl_now_ns();
     if (!*until) *until = now + (uint64_t)S.spin_ns;
     if (now >= *until) {
@@ -528,4 +533,9 @@ bool p2p_short_spin(uint64_t *until)
     if (S.oversub) sched_yield();
     else sl_cpu_relax();
     return true;
+}
+
+bool p2p_short_pending(void)
+{
+    return S.area && cells_ready();
 }

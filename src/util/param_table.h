@@ -84,8 +84,9 @@
       "largest message that goes to a process of the same host through a short-message "     \
       "cell, matched by MPI matching in p2p instead of the Portals engine (0: never; "       \
       "automatic protocol only, at most the eager limit)")                                 \
-    X(SHORT_CELLS, "SLUICE_SHORT_CELLS", INT, "16", 1, 4096,                                \
-      "short-message cells per sender in each rank's shared heap")                         \
+    X(SHORT_CELLS, "SLUICE_SHORT_CELLS", INT, "64", 1, 4096,                                \
+      "short-message cells per sender in each rank's shared heap (a window of 64 messages " \
+      "in flight fits; when all are full, the sender switches to Portals)")                \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex (longer when waits are usually longer, up to 1 ms; at most 10 us when "    \
