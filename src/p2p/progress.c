@@ -133,7 +133,10 @@ static void put_event(const ptl_event_t *ev)
 /* Flow control disabled PT 8 and dropped a message: its event queue was
  * full (SLUICE_P2P_EQ_SIZE events unread) or its unexpected headers at the
  * engine's limit.  (A message that finds no bounce buffer waits for one,
- * PTL_PT_SLUICE_WAIT.)  Nothing can bring it back: say why and stop. */
+ * PTL_PT_SLUICE_WAIT.)  Or the queue overflowed with events no flow control
+ * stops: receives appended at once against as many unexpected messages
+ * (the short path's deferred receives, short.c), whose completions are
+ * then lost.  Nothing can bring them back: say why and stop. */
 static void p2p_dropped(void)
 {
     char msg[200];
@@ -218,7 +221,7 @@ int p2p_progress(void)
     ptl_event_t ev;
     int rc;
     while ((rc = PtlEQGet(P.eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
-        if (rc == PTL_EQ_DROPPED) sl_log_error("p2p: event queue overflowed: events lost");
+        if (rc == PTL_EQ_DROPPED) p2p_dropped(); /* completions lost: messages lost */
         p2p_dispatch(&ev);
         n++;
     }
@@ -242,7 +245,7 @@ sl_status_t p2p_wait_progress(int timeout_ms)
     int rc = PtlEQPoll(&P.eq, 1, timeout_ms, &ev, &which);
     p2p_short_sleep_end();
     if (rc == PTL_OK || rc == PTL_EQ_DROPPED) {
-        if (rc == PTL_EQ_DROPPED) sl_log_error("p2p: event queue overflowed: events lost");
+        if (rc == PTL_EQ_DROPPED) p2p_dropped(); /* completions lost: messages lost */
         p2p_dispatch(&ev);
         p2p_tick();
         return SL_OK;
