@@ -163,6 +163,9 @@ const char *p2p_proto_name(int proto);
 
 /* progress.c */
 sl_status_t p2p_ptl_status(int rc);
+/* End the job with exit status code and the formatted reason (a loss or a
+ * corruption this rank cannot recover from). */
+void p2p_die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 p2p_req_t *p2p_req_new(int kind, void *buf, size_t len);
 void p2p_req_put(p2p_req_t *r);
 /* One of the events a request waits for has come; completes it at zero. */
@@ -245,7 +248,8 @@ bool p2p_short_unpost(p2p_req_t *r);
 void p2p_short_ready(void);
 void p2p_short_matched(int src);
 bool p2p_short_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
-/* Take arrived cells; returns how many. */
+/* Take arrived cells; returns how many.  Only after the events have been
+ * handled (p2p_progress): a cell claims a receive by unlinking its entry. */
 int p2p_short_poll(void);
 /* Waiting: whether cells need polling; spin a little more (false: time to
  * sleep); announce a sleep (false: do not, something came), end it. */

@@ -5,6 +5,7 @@
 #include "p2p/p2p_int.h"
 #include "util/log.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,16 @@ ptl_match_bits_t p2p_mbits(unsigned kind, unsigned ctx, int tag)
 unsigned p2p_kind(ptl_match_bits_t mb)
 {
     return (unsigned)((mb & MB_KIND_MASK) >> MB_KIND_SHIFT);
+}
+
+void p2p_die(int code, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    boot_abort(P.boot, code, msg);
 }
 
 /* A zero-byte put to a peer's sync PT: a match notice, FIN or CTS. */
@@ -139,12 +150,10 @@ static void put_event(const ptl_event_t *ev)
  * then lost.  Nothing can bring them back: say why and stop. */
 static void p2p_dropped(void)
 {
-    char msg[200];
-    snprintf(msg, sizeof msg,
-             "p2p: rank %d dropped incoming message(s): its event queue (%zu events, "
-             "SLUICE_P2P_EQ_SIZE) or its unexpected-message headers were full",
-             P.rank, P.eq_size);
-    boot_abort(P.boot, 75, msg);
+    p2p_die(75,
+            "p2p: rank %d dropped incoming message(s): its event queue (%zu events, "
+            "SLUICE_P2P_EQ_SIZE) or its unexpected-message headers were full",
+            P.rank, P.eq_size);
 }
 
 static void p2p_dispatch(const ptl_event_t *ev)
@@ -180,12 +189,9 @@ static void p2p_dispatch(const ptl_event_t *ev)
 void p2p_check_drops(void)
 {
     ptl_ct_event_t acks;
-    if (PtlCTGet(P.acks, &acks) == PTL_OK && acks.failure) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "p2p: %llu rendezvous transfer(s) from rank %d failed at the receiver",
-                 (unsigned long long)acks.failure, P.rank);
-        boot_abort(P.boot, 75, msg);
-    }
+    if (PtlCTGet(P.acks, &acks) == PTL_OK && acks.failure)
+        p2p_die(75, "p2p: %llu rendezvous transfer(s) from rank %d failed at the receiver",
+                (unsigned long long)acks.failure, P.rank);
 }
 
 /* RECEIVER_READY hints matter only to sends over the eager limit, which
@@ -239,7 +245,8 @@ sl_status_t p2p_wait_progress(int timeout_ms)
 {
     ptl_event_t ev;
     unsigned int which;
-    if (p2p_short_poll()) return SL_OK;
+    /* a cell waiting: take it in a full pass (events first, see p2p_progress) */
+    if (p2p_short_pending() && p2p_progress()) return SL_OK;
     /* cells wake nobody: announce the sleep, so that their senders do */
     if (!p2p_short_sleep_begin()) return SL_OK;
     int rc = PtlEQPoll(&P.eq, 1, timeout_ms, &ev, &which);

@@ -118,8 +118,6 @@ static void clear_to_send(p2p_req_t *r, const ptl_event_t *ev)
     r->done = true;
 }
 
-/* The message for receive r has matched (PUT into its buffer, or
- * PUT_OVERFLOW when it had arrived first). */
 void p2p_recv_resolve(p2p_req_t *r, int src, int tag, size_t sent)
 {
     r->matched = true;
@@ -134,6 +132,8 @@ void p2p_recv_resolve(p2p_req_t *r, int src, int tag, size_t sent)
     }
 }
 
+/* The message for receive r has matched (PUT into its buffer, or
+ * PUT_OVERFLOW when it had arrived first). */
 void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
 {
     unsigned kind = p2p_kind(ev->match_bits);

@@ -9,7 +9,8 @@
  * receiver's area with PtlSluiceMemAttach.  The area is a header line (the
  * receiver's `sleeping` word) and one channel per sender: a line the
  * receiver writes (`matched`: Portals messages of that sender it has
- * matched), then SLUICE_SHORT_CELLS cells used round robin.  A cell is its
+ * matched), a line the sender writes once at set-up (`attached`), then
+ * SLUICE_SHORT_CELLS cells used round robin.  A cell is its
  * state word (0 free, SH_BUSY while the receiver handles it, else the
  * sequence number, stored last), length, tag, context and payload: an
  * 8-byte message moves as one cache line.
@@ -18,17 +19,22 @@
  * switches only at points where no message can overtake another:
  *   cells -> Portals: the sender takes back the cells the receiver has not
  *     started on (the receiver claims a cell by compare-and-swap, so each
- *     is either claimed or taken back) and sends them by Portals before
- *     the message that switches.  Each cell the receiver claimed is then
+ *     is either claimed or taken back), sends them by Portals, then a
+ *     marker cell, then the message that switches.  Each cell the receiver claimed is then
  *     matched or in our unexpected queue, which a receive searches before
  *     the engine's.  This happens for a message the cells do not take, or
  *     when every cell is still full.
  *   Portals -> cells once the receiver has matched every Portals message of
  *     the sender (its `matched` equals our count): none waits in the engine
  *     where an older message could be passed by a newer cell.
- * Neither waits for the receiver.  A posted receive is on the engine's list
- * and on ours; a cell claims it by unlinking its entry, and a failed unlink
- * means the engine matched it first. */
+ * Neither waits for the receiver.
+ *
+ * Receives.  A small receive from one sender that sends by cells is
+ * deferred: on our list only, no engine entry, since only a cell can match
+ * it.  That sender's marker, or a receive that could overtake it, puts it
+ * on the engine's list (in posting order).  Any other posted receive is on
+ * the engine's list and on ours; a cell claims it by unlinking its entry,
+ * and a failed unlink means the engine matched it first. */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -36,7 +42,6 @@
 
 #include <sched.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,7 +50,7 @@
 #define SH_SEQ(n) ((uint32_t)(n) | 0x80000000u) /* never 0 (free) or SH_BUSY */
 #define SH_BUSY 1u
 #define SH_MARK 0xffffffffu /* ctx of a cell saying: Portals messages follow */
-#define SH_SPIN_NS 10000                        /* p2p_wait polls cells this long, then sleeps */
+#define SH_SPIN_NS 10000 /* p2p_wait polls cells this long, then sleeps */
 
 typedef struct sh_cell {
     _Atomic uint32_t seq;
@@ -222,10 +227,9 @@ static void publish(sh_peer_t *p, int dst, const void *data, uint32_t len, uint3
         p2p_notify((ptl_process_t){.rank = (ptl_rank_t)dst}, 0); /* wakes its EQ wait */
 }
 
-/* Send the message in cell n again, by Portals (it was taken back). */
-static void resend(sh_peer_t *p, int dst, uint32_t n)
+/* Send the message in cell c again, by Portals (it was taken back). */
+static void resend(sh_peer_t *p, int dst, const sh_cell_t *c)
 {
-    sh_cell_t *c = cell_at(p->out, p->stride, p->cells, n);
     ptl_process_t to = {.rank = (ptl_rank_t)dst};
     int rc = PtlPut(P.md_v, (ptl_size_t)(uintptr_t)c->data, c->len, PTL_NO_ACK_REQ, to, P2P_PT,
                     p2p_mbits(KIND_EAGER, c->ctx, (int)c->tag), 0, NULL, 0);
@@ -236,14 +240,15 @@ static void resend(sh_peer_t *p, int dst, uint32_t n)
 }
 
 /* Switch dst to Portals: take back the cells its receiver has not claimed
- * and send them by Portals, in order, after a marker cell.  A cell the receiver is handling
- * (SH_BUSY) is waited for: its message must match before any later one can
- * reach the engine. */
+ * and send them by Portals, in order, then a marker cell.  A cell the
+ * receiver is handling (SH_BUSY) is waited for: its message must match
+ * before any later one can reach the engine. */
 static void to_portals(sh_peer_t *p, int dst)
 {
     uint32_t first = p->tx > p->cells ? p->tx - p->cells : 0, back = p->tx;
     for (uint32_t n = first; n < p->tx; n++) {
-        _Atomic uint32_t *w = &cell_at(p->out, p->stride, p->cells, n)->seq;
+        sh_cell_t *c = cell_at(p->out, p->stride, p->cells, n);
+        _Atomic uint32_t *w = &c->seq;
         uint32_t v = atomic_load_explicit(w, memory_order_acquire);
         for (;;) {
             if (v == SH_BUSY) {
@@ -259,7 +264,7 @@ static void to_portals(sh_peer_t *p, int dst)
          * later cell is taken back too), 0 if the receiver had it */
         if (v == SH_SEQ(n)) {
             if (back == p->tx) back = n;
-            if (cell_at(p->out, p->stride, p->cells, n)->ctx != SH_MARK) resend(p, dst, n);
+            if (c->ctx != SH_MARK) resend(p, dst, c);
         }
     }
     p->tx = back;
@@ -297,10 +302,13 @@ void p2p_short_portals_sent(int dst)
 
 /* ---- receiving ---------------------------------------------------------------------------- */
 
-static bool matches(const p2p_req_t *r, int src, uint32_t tag, uint32_t ctx)
+/* Does a message from src with tag on ctx match (want_src, want_tag,
+ * want_ctx), wildcards included?  For receives and probes alike. */
+static bool key_matches(int want_src, int want_tag, unsigned want_ctx, int src, uint32_t tag,
+                        uint32_t ctx)
 {
-    return r->ctx == ctx && (r->src == P2P_ANY_SOURCE || r->src == src) &&
-           (r->tag == P2P_ANY_TAG || (uint32_t)r->tag == tag);
+    return want_ctx == ctx && (want_src == P2P_ANY_SOURCE || want_src == src) &&
+           (want_tag == P2P_ANY_TAG || (uint32_t)want_tag == tag);
 }
 
 static void deliver(p2p_req_t *r, int src, uint32_t tag, const void *data, size_t len)
@@ -374,7 +382,7 @@ static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx)
     sl_list_t *pos, *tmp;
     sl_list_for_each_safe(pos, tmp, &S.posted) {
         p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
-        if (!matches(r, src, tag, ctx)) continue;
+        if (!key_matches(r->src, r->tag, r->ctx, src, tag, ctx)) continue;
         if (p2p_short_unpost(r) || PtlMEUnlink(r->me) == PTL_OK) return r;
         /* the engine matched it first; its event is on the way */
     }
@@ -389,12 +397,9 @@ static void arrive(int src, const sh_cell_t *c)
         return;
     }
     sh_msg_t *m = malloc(sizeof *m + c->len);
-    if (!m) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "p2p: rank %d is out of memory for an unexpected %u-byte message",
-                 P.rank, c->len);
-        boot_abort(P.boot, 75, msg);
-    }
+    if (!m)
+        p2p_die(75, "p2p: rank %d is out of memory for an unexpected %u-byte message", P.rank,
+                c->len);
     *m = (sh_msg_t){.src = src, .tag = c->tag, .ctx = c->ctx, .len = c->len};
     memcpy(m->data, c->data, c->len);
     sl_list_push_tail(&S.unexp, &m->link);
@@ -412,12 +417,8 @@ static int take(int src)
             !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
                                                      memory_order_relaxed))
             break; /* empty, or taken back by the sender */
-        if (c->len > S.stride - SH_CELL_HDR) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "p2p: corrupt short-message cell from rank %d (%u bytes)",
-                     src, c->len);
-            boot_abort(P.boot, 70, msg);
-        }
+        if (c->len > S.stride - SH_CELL_HDR)
+            p2p_die(70, "p2p: corrupt short-message cell from rank %d (%u bytes)", src, c->len);
         if (c->ctx == SH_MARK) { /* Portals messages follow: engine first */
             if (p->deferring) flush_deferred(src);
             p->deferring = false;
@@ -467,9 +468,7 @@ static sh_msg_t *unexp_find(int src, int tag, unsigned ctx)
     sl_list_t *pos, *tmp;
     sl_list_for_each_safe(pos, tmp, &S.unexp) {
         sh_msg_t *m = sl_list_entry(pos, sh_msg_t, link);
-        if (m->ctx == ctx && (src == P2P_ANY_SOURCE || src == m->src) &&
-            (tag == P2P_ANY_TAG || (uint32_t)tag == m->tag))
-            return m;
+        if (key_matches(src, tag, ctx, m->src, m->tag, m->ctx)) return m;
     }
     return NULL;
 }

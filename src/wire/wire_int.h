@@ -81,9 +81,9 @@ typedef struct shm_hdr {
      * << 40 | next unit from the front << 20 | end of the units left at
      * the back; the owner takes from the front, the helping peer from the
      * back.  split_done counts the units the peer has finished,
-     * split_failed is set when one of them failed.  split_gen .. split_len
-     * describe the copy (what we do, our address, the peer's, the length):
-     * a seqlock, split_gen is 0 while they change. */
+     * split_failed is set when one of them failed.  split_gen .. split_peer
+     * describe the copy (what we do, our address, the peer's, the length,
+     * which peer): a seqlock, split_gen is 0 while they change. */
     SL_ALIGNED_LINE _Atomic uint64_t split_cursor;
     _Atomic uint32_t split_done, split_failed;
     _Atomic uint32_t split_gen, split_kind;
