@@ -7,13 +7,19 @@
  * Memory.  Each rank takes one area from its shared heap (PtlSluiceMemAlloc)
  * and publishes its address with its Portals identity; a sender maps the
  * receiver's area with PtlSluiceMemAttach.  The area is a header line (the
- * receiver's `sleeping` word) and one channel per sender: a line the
- * receiver writes (`matched`: Portals messages of that sender it has
- * matched), a line the sender writes once at set-up (`attached`), then
- * SLUICE_SHORT_CELLS cells used round robin.  A cell is its
- * state word (0 free, SH_BUSY while the receiver handles it, else the
- * sequence number, stored last), length, tag, context and payload: an
- * 8-byte message moves as one cache line.
+ * receiver's `sleeping` word, the geometry) and one channel per sender: a
+ * line the receiver writes (`matched`: Portals messages of that sender it
+ * has matched; `consumed`: how far it has read the ring), a line the
+ * sender writes once at set-up (`attached`), then a ring of
+ * SLUICE_SHORT_RING bytes in cache lines.  A message takes as many
+ * consecutive lines as its 16-byte head and payload need (an 8-byte
+ * message is one line, 8 KiB are 129) and never wraps: where it would,
+ * the sender writes a skip head over the ring's tail.  A head is its state
+ * word (0 free, SH_BUSY while the receiver handles it, else the sequence
+ * number of its line, stored last), length, tag and context.  The first
+ * word of every line that is not an unread head is 0: the receiver clears
+ * the lines it has read, the sender those it takes back, so a stale
+ * payload word is never read as a head.
  *
  * Order.  A sender sends to a receiver either by cells or by Portals, and
  * switches only at points where no message can overtake another:
@@ -46,10 +52,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SH_CELL_HDR 16u
+#define SH_HDR 16u
+#define SH_LINE SL_CACHE_LINE
 #define SH_SEQ(n) ((uint32_t)(n) | 0x80000000u) /* never 0 (free) or SH_BUSY */
 #define SH_BUSY 1u
-#define SH_MARK 0xffffffffu /* ctx of a cell saying: Portals messages follow */
+#define SH_MARK 0xffffffffu /* ctx of a head saying: Portals messages follow */
+#define SH_SKIP 0xfffffffeu /* ctx of a head over the ring's tail (len: its lines) */
 #define SH_SPIN_NS 10000 /* p2p_wait polls cells this long, then sleeps */
 
 typedef struct sh_cell {
@@ -60,13 +68,14 @@ typedef struct sh_cell {
 
 typedef struct sh_chan {
     _Atomic uint64_t matched SL_ALIGNED_LINE; /* written by the receiver */
-    _Atomic uint32_t attached SL_ALIGNED_LINE; /* by the sender, at set-up: it uses the cells */
-    unsigned char cells[] SL_ALIGNED_LINE;
+    _Atomic uint64_t consumed;                /* by the receiver: ring lines read */
+    _Atomic uint32_t attached SL_ALIGNED_LINE; /* by the sender, at set-up: it uses the ring */
+    unsigned char ring[] SL_ALIGNED_LINE;
 } sh_chan_t;
 
 typedef struct sh_area {
     _Atomic uint32_t sleeping SL_ALIGNED_LINE; /* the receiver announces a sleep */
-    uint32_t cells, stride, size;              /* geometry, fixed at init */
+    uint32_t lines, max, size;                 /* geometry, fixed at init */
     unsigned char chans[] SL_ALIGNED_LINE;
 } sh_area_t;
 
@@ -82,20 +91,21 @@ typedef struct sh_peer {
     /* sending to it: our channel in its area */
     sh_area_t *area;
     sh_chan_t *out;
-    uint32_t cells, stride, tx;
-    size_t max;           /* largest message its cells take */
+    uint32_t lines;
+    uint64_t tx, cons;    /* next line we write; the receiver has read up to cons (or more) */
+    size_t max;           /* largest message its ring takes */
     bool portals;         /* sending through Portals now */
     uint64_t psent;       /* Portals messages to it that a receive must match */
     /* receiving from it: its channel in our area */
     sh_chan_t *in;
-    uint32_t rx;
+    uint64_t rx;
     uint64_t pmatched;
     bool deferring; /* it sends by cells: its receives may stay off the engine */
 } sh_peer_t;
 
 static struct {
     size_t max; /* SLUICE_SHORT_MAX (0: off) */
-    uint32_t cells, stride;
+    uint32_t lines; /* of each sender's ring */
     size_t chan_bytes;
     sh_area_t *area; /* ours */
     sh_peer_t *peers;
@@ -111,17 +121,30 @@ static sh_chan_t *chan_at(const sh_area_t *a, size_t chan_bytes, int rank)
     return (sh_chan_t *)(a->chans + (size_t)rank * chan_bytes);
 }
 
-static sh_cell_t *cell_at(sh_chan_t *c, uint32_t stride, uint32_t cells, uint32_t n)
+/* The line at ring position n (positions only grow). */
+static sh_cell_t *line_at(sh_chan_t *c, uint32_t lines, uint64_t n)
 {
-    return (sh_cell_t *)(c->cells + (size_t)(n % cells) * stride);
+    return (sh_cell_t *)(c->ring + (size_t)(n % lines) * SH_LINE);
+}
+
+/* Lines a message of len bytes takes. */
+static uint32_t span_of(size_t len)
+{
+    return (uint32_t)((SH_HDR + len + SH_LINE - 1) / SH_LINE);
+}
+
+/* Lines the head at c covers (its writer's view: len and ctx as written). */
+static uint32_t head_span(const sh_cell_t *c)
+{
+    return c->ctx == SH_SKIP ? c->len : span_of(c->len);
 }
 
 /* ---- set-up --------------------------------------------------------------------------- */
 
 sl_status_t p2p_short_init(void)
 {
-    long max, cells, spin;
-    if (sl_param_int(SL_PARAM_SHORT_MAX, &max) || sl_param_int(SL_PARAM_SHORT_CELLS, &cells) ||
+    long max, ring, spin;
+    if (sl_param_int(SL_PARAM_SHORT_MAX, &max) || sl_param_int(SL_PARAM_SHORT_RING, &ring) ||
         sl_param_int(SL_PARAM_SPIN_US, &spin))
         return SL_ERR_CONFIG;
     S = (typeof(S)){0};
@@ -136,11 +159,14 @@ sl_status_t p2p_short_init(void)
     S.spin_ns = spin * 1000 < SH_SPIN_NS ? spin * 1000 : SH_SPIN_NS;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     S.oversub = cpus > 0 && P.size > cpus;
+    /* an empty ring takes the largest message wherever it starts: at most
+     * half the ring, so that its wrap (skip) and it fit together */
+    S.lines = (uint32_t)(ring / SH_LINE);
+    size_t fit = (size_t)(S.lines / 2) * SH_LINE - SH_HDR;
+    if ((size_t)max > fit) max = (long)fit;
     if (max == 0) return SL_OK;
     S.max = (size_t)max;
-    S.cells = (uint32_t)cells;
-    S.stride = (uint32_t)((SH_CELL_HDR + S.max + SL_CACHE_LINE - 1) & ~(size_t)(SL_CACHE_LINE - 1));
-    S.chan_bytes = sizeof(sh_chan_t) + (size_t)S.cells * S.stride;
+    S.chan_bytes = sizeof(sh_chan_t) + (size_t)S.lines * SH_LINE;
     size_t len = sizeof(sh_area_t) + (size_t)P.size * S.chan_bytes;
     void *mem;
     if (PtlSluiceMemAlloc(P.ni, len, &mem) != PTL_OK) {
@@ -149,8 +175,8 @@ sl_status_t p2p_short_init(void)
     }
     memset(mem, 0, len);
     S.area = mem;
-    S.area->cells = S.cells;
-    S.area->stride = S.stride;
+    S.area->lines = S.lines;
+    S.area->max = (uint32_t)S.max;
     S.area->size = (uint32_t)P.size;
     for (int i = 0; i < P.size; i++) S.peers[i].in = chan_at(S.area, S.chan_bytes, i);
     return SL_OK;
@@ -168,18 +194,17 @@ void p2p_short_attach(int peer, uint64_t addr)
     if (!S.max || !addr || peer == P.rank ||
         PtlSluiceMemAttach(P.ni, id, addr, sizeof *a, (void **)&a) != PTL_OK)
         return;
-    uint32_t cells = a->cells, stride = a->stride;
-    size_t chan_bytes = sizeof(sh_chan_t) + (size_t)cells * stride;
+    uint32_t lines = a->lines, amax = a->max;
+    size_t chan_bytes = sizeof(sh_chan_t) + (size_t)lines * SH_LINE;
     size_t len = sizeof *a + (size_t)a->size * chan_bytes;
-    if (a->size != (uint32_t)P.size || !cells || stride <= SH_CELL_HDR ||
+    if (a->size != (uint32_t)P.size || !amax || span_of(amax) > lines / 2 ||
         PtlSluiceMemAttach(P.ni, id, addr, len, (void **)&a) != PTL_OK)
         return;
     sh_peer_t *p = &S.peers[peer];
     p->area = a;
     p->out = chan_at(a, chan_bytes, P.rank);
-    p->cells = cells;
-    p->stride = stride;
-    p->max = stride - SH_CELL_HDR < S.max ? stride - SH_CELL_HDR : S.max;
+    p->lines = lines;
+    p->max = amax < S.max ? amax : S.max;
     atomic_store_explicit(&p->out->attached, 1, memory_order_relaxed); /* the fence publishes */
 }
 
@@ -204,30 +229,67 @@ void p2p_short_fini(void)
 
 /* ---- sending ------------------------------------------------------------------------------ */
 
-static bool cell_free(sh_peer_t *p, uint32_t n)
+/* Room at tx for a message of k lines, and for the skip over the ring's
+ * tail it may need first.  The receiver's `consumed` is read only when
+ * what we last saw of it says the ring is full. */
+static bool room(sh_peer_t *p, uint32_t k)
 {
-    return atomic_load_explicit(&cell_at(p->out, p->stride, p->cells, n)->seq,
-                                memory_order_acquire) == 0;
+    uint32_t off = (uint32_t)(p->tx % p->lines);
+    uint64_t need = (off + k > p->lines ? p->lines - off : 0) + k;
+    if (p->tx + need - p->cons <= p->lines) return true;
+    p->cons = atomic_load_explicit(&p->out->consumed, memory_order_acquire);
+    return p->tx + need - p->cons <= p->lines;
 }
 
-/* Fill the next cell and publish it; wake the receiver if it sleeps. */
-static void publish(sh_peer_t *p, int dst, const void *data, uint32_t len, uint32_t tag,
-                    uint32_t ctx)
+/* The ring is full.  While its receiver keeps reading, wait for room,
+ * making progress (two ranks sending to each other drain each other's
+ * rings): a stream then runs at the receiver's pace instead of switching
+ * to Portals at every full ring.  A receiver that reads nothing for the
+ * spin budget is busy outside the library: false, the caller switches. */
+static bool wait_room(sh_peer_t *p, uint32_t k)
 {
-    sh_cell_t *c = cell_at(p->out, p->stride, p->cells, p->tx);
-    if (len) memcpy(c->data, data, len);
+    uint64_t seen = p->cons, until = sl_now_ns() + (uint64_t)S.spin_ns;
+    for (unsigned i = 1;; i++) {
+        if (room(p, k)) return true;
+        if (p->cons != seen) { /* it reads: keep waiting */
+            seen = p->cons;
+            until = sl_now_ns() + (uint64_t)S.spin_ns;
+        } else if ((i & 15) == 0 && sl_now_ns() >= until) {
+            return false;
+        }
+        if ((i & 15) == 0) p2p_progress();
+        if (S.oversub) sched_yield();
+        else sl_cpu_relax();
+    }
+}
+
+/* Write a head at tx and publish it (the payload is in place). */
+static void post(sh_peer_t *p, uint32_t len, uint32_t tag, uint32_t ctx, uint32_t k)
+{
+    sh_cell_t *c = line_at(p->out, p->lines, p->tx);
     c->len = len;
     c->tag = tag;
     c->ctx = ctx;
-    /* publishes the cell, and is the full fence the sleeper check needs */
+    /* publishes the message, and is the full fence the sleeper check needs */
     atomic_exchange_explicit(&c->seq, SH_SEQ(p->tx), memory_order_seq_cst);
-    p->tx++;
+    p->tx += k;
+}
+
+/* Put a message at tx (room() said it fits) and wake the receiver if it
+ * sleeps. */
+static void publish(sh_peer_t *p, int dst, const void *data, uint32_t len, uint32_t tag,
+                    uint32_t ctx)
+{
+    uint32_t k = span_of(len), off = (uint32_t)(p->tx % p->lines);
+    if (off + k > p->lines) post(p, p->lines - off, 0, SH_SKIP, p->lines - off);
+    if (len) memcpy(line_at(p->out, p->lines, p->tx)->data, data, len);
+    post(p, len, tag, ctx, k);
     if (atomic_load_explicit(&p->area->sleeping, memory_order_relaxed) &&
         atomic_exchange_explicit(&p->area->sleeping, 0, memory_order_relaxed))
         p2p_notify((ptl_process_t){.rank = (ptl_rank_t)dst}, 0); /* wakes its EQ wait */
 }
 
-/* Send the message in cell c again, by Portals (it was taken back). */
+/* Send the message at c again, by Portals (it was taken back). */
 static void resend(sh_peer_t *p, int dst, const sh_cell_t *c)
 {
     ptl_process_t to = {.rank = (ptl_rank_t)dst};
@@ -239,38 +301,48 @@ static void resend(sh_peer_t *p, int dst, const sh_cell_t *c)
     P.stats.short_resent++;
 }
 
-/* Switch dst to Portals: take back the cells its receiver has not claimed
- * and send them by Portals, in order, then a marker cell.  A cell the
- * receiver is handling (SH_BUSY) is waited for: its message must match
- * before any later one can reach the engine. */
-static void to_portals(sh_peer_t *p, int dst)
+/* Take back the head at n if the receiver has not claimed it: true then.
+ * A head the receiver is handling (SH_BUSY) is waited for, since its
+ * message must match before any later one can reach the engine. */
+static bool take_back(sh_cell_t *c, uint64_t n)
 {
-    uint32_t first = p->tx > p->cells ? p->tx - p->cells : 0, back = p->tx;
-    for (uint32_t n = first; n < p->tx; n++) {
-        sh_cell_t *c = cell_at(p->out, p->stride, p->cells, n);
-        _Atomic uint32_t *w = &c->seq;
-        uint32_t v = atomic_load_explicit(w, memory_order_acquire);
-        for (;;) {
-            if (v == SH_BUSY) {
-                sched_yield();
-                v = atomic_load_explicit(w, memory_order_acquire);
-            } else if (v != SH_SEQ(n) ||
-                       atomic_compare_exchange_strong_explicit(w, &v, 0, memory_order_acquire,
-                                                               memory_order_acquire)) {
-                break;
-            }
-        }
-        /* v: SH_SEQ(n) if taken back (the receiver stops there, so every
-         * later cell is taken back too), 0 if the receiver had it */
-        if (v == SH_SEQ(n)) {
-            if (back == p->tx) back = n;
-            if (c->ctx != SH_MARK) resend(p, dst, c);
+    _Atomic uint32_t *w = &c->seq;
+    uint32_t v = atomic_load_explicit(w, memory_order_acquire);
+    for (;;) {
+        if (v == SH_BUSY) {
+            sched_yield();
+            v = atomic_load_explicit(w, memory_order_acquire);
+        } else if (v != SH_SEQ(n) ||
+                   atomic_compare_exchange_strong_explicit(w, &v, 0, memory_order_acquire,
+                                                           memory_order_acquire)) {
+            return v == SH_SEQ(n); /* else 0: the receiver had it */
         }
     }
+}
+
+/* Switch dst to Portals: take back the messages its receiver has not
+ * claimed and send them by Portals, in order, then a marker.  The receiver
+ * stops at the first head taken back, so every later one is taken back
+ * too. */
+static void to_portals(sh_peer_t *p, int dst)
+{
+    uint64_t back = p->tx;
+    for (uint64_t n = p->cons; n < p->tx;) {
+        sh_cell_t *c = line_at(p->out, p->lines, n);
+        if (take_back(c, n)) {
+            if (back == p->tx) back = n;
+            if (c->ctx != SH_MARK && c->ctx != SH_SKIP) resend(p, dst, c);
+        }
+        n += head_span(c);
+    }
+    /* the lines are ours again: no payload word of them may pass for a head */
+    for (uint64_t n = back; n < p->tx; n++)
+        atomic_store_explicit(&line_at(p->out, p->lines, n)->seq, 0, memory_order_relaxed);
+    p->cons = back; /* everything before back was read */
     p->tx = back;
     p->portals = true;
     /* the receiver's deferred receives must reach its engine before our
-     * Portals messages can be matched there (cell tx is free now) */
+     * Portals messages can be matched there (the ring is empty now) */
     publish(p, dst, NULL, 0, 0, SH_MARK);
 }
 
@@ -284,7 +356,8 @@ int p2p_short_route(const p2p_req_t *r)
             return SH_PORTALS;
         p->portals = false; /* nothing of ours waits in its engine */
     }
-    if (r->len <= p->max && !r->sync && cell_free(p, p->tx)) return SH_SHORT;
+    if (r->len <= p->max && !r->sync && (room(p, span_of(r->len)) || wait_room(p, span_of(r->len))))
+        return SH_SHORT;
     to_portals(p, r->dst);
     return SH_PORTALS;
 }
@@ -405,33 +478,48 @@ static void arrive(int src, const sh_cell_t *c)
     sl_list_push_tail(&S.unexp, &m->link);
 }
 
-/* Take src's cells in order. */
+/* Lines the head c at ring position n covers; dies on a head no sender
+ * writes (its lines would run past the ring). */
+static uint32_t read_span(const sh_cell_t *c, uint64_t n, int src)
+{
+    uint32_t off = (uint32_t)(n % S.lines), k = head_span(c);
+    bool ok = c->ctx == SH_SKIP ? k == S.lines - off : c->len <= S.max && off + k <= S.lines;
+    if (!ok)
+        p2p_die(70, "p2p: corrupt short-message head from rank %d (%u bytes, context %u)", src,
+                c->len, c->ctx);
+    return k;
+}
+
+/* Take src's messages in order. */
 static int take(int src)
 {
     sh_peer_t *p = &S.peers[src];
     int n = 0;
     for (;;) {
-        sh_cell_t *c = cell_at(p->in, S.stride, S.cells, p->rx);
+        sh_cell_t *c = line_at(p->in, S.lines, p->rx);
         uint32_t v = SH_SEQ(p->rx);
         if (atomic_load_explicit(&c->seq, memory_order_relaxed) != v ||
             !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
                                                      memory_order_relaxed))
             break; /* empty, or taken back by the sender */
-        if (c->len > S.stride - SH_CELL_HDR)
-            p2p_die(70, "p2p: corrupt short-message cell from rank %d (%u bytes)", src, c->len);
+        uint32_t k = read_span(c, p->rx, src);
         if (c->ctx == SH_MARK) { /* Portals messages follow: engine first */
             if (p->deferring) flush_deferred(src);
             p->deferring = false;
-        } else {
-            /* a cell after a marker: the sender is back, every Portals
+        } else if (c->ctx != SH_SKIP) {
+            /* a message after a marker: the sender is back, every Portals
              * message of it matched */
             p->deferring = true;
             arrive(src, c);
+            for (uint32_t j = 1; j < k; j++) /* no payload word may pass for a head */
+                atomic_store_explicit(&line_at(p->in, S.lines, p->rx + j)->seq, 0,
+                                      memory_order_relaxed);
         }
         atomic_store_explicit(&c->seq, 0, memory_order_release);
-        p->rx++;
+        p->rx += k;
         n++;
     }
+    if (n) atomic_store_explicit(&p->in->consumed, p->rx, memory_order_release);
     return n;
 }
 
@@ -440,8 +528,7 @@ static bool cells_ready(void)
     for (int i = 0; i < P.size; i++) {
         if (i == P.rank) continue;
         sh_peer_t *p = &S.peers[i];
-        if (atomic_load_explicit(&cell_at(p->in, S.stride, S.cells, p->rx)->seq,
-                                 memory_order_relaxed))
+        if (atomic_load_explicit(&line_at(p->in, S.lines, p->rx)->seq, memory_order_relaxed))
             return true;
     }
     return false;

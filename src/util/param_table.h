@@ -80,13 +80,14 @@
     X(BOUNCE_SIZE, "SLUICE_BOUNCE_SIZE", INT, "1048576", 4096, 1073741824,                  \
       "bytes of each of the 8 bounce buffers that hold unexpected eager messages; must "    \
       "hold at least two eager messages")                                                  \
-    X(SHORT_MAX, "SLUICE_SHORT_MAX", INT, "1024", 0, 65536,                                 \
-      "largest message that goes to a process of the same host through a short-message "     \
-      "cell, matched by MPI matching in p2p instead of the Portals engine (0: never; "       \
-      "automatic protocol only, at most the eager limit)")                                 \
-    X(SHORT_CELLS, "SLUICE_SHORT_CELLS", INT, "64", 1, 4096,                                \
-      "short-message cells per sender in each rank's shared heap (a window of 64 messages " \
-      "in flight fits; when all are full, the sender switches to Portals)")                \
+    X(SHORT_MAX, "SLUICE_SHORT_MAX", INT, "8192", 0, 65536,                                 \
+      "largest message that goes to a process of the same host through its short-message "  \
+      "ring, matched by MPI matching in p2p instead of the Portals engine (0: never; "       \
+      "automatic protocol only; at most the eager limit, 8 KiB and half the ring)")        \
+    X(SHORT_RING, "SLUICE_SHORT_RING", INT, "65536", 256, 16777216,                         \
+      "bytes of the short-message ring per sender in each rank's shared heap; a message "   \
+      "takes 16 bytes plus its length in 64-byte lines (1,024 messages of up to 48 bytes, " \
+      "or 7 of 8 KiB); when it is full, the sender switches to Portals")                   \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex (longer when waits are usually longer, up to 1 ms; at most 10 us when "    \

@@ -4,7 +4,8 @@
  * posted first and last, wildcards, probes, cancel and truncation.  The
  * switch that takes cells back is forced by a receiver that stays outside
  * MPI (a file handshake, not a sleep: it must not poll its cells) and is
- * checked in the counters.  3 ranks; run with SLUICE_SHORT_CELLS=4. */
+ * checked in the counters.  3 ranks; run with SLUICE_SHORT_RING=4096 (64
+ * lines: 64 messages of 8 bytes, 3 of 1,024) and SLUICE_SHORT_MAX=1024. */
 #include "p2p/p2p.h"
 
 #include <mpi.h>
@@ -263,6 +264,75 @@ static void counts(unsigned long *shrt, unsigned long *resent)
     *resent = s.short_resent;
 }
 
+/* Two senders send messages of 1 to 1,024 bytes (1 to 17 lines) to rank
+ * 1 through a 64-line ring, in windows of 1 to 4 messages that rank 1
+ * acknowledges: messages wrap round the ring (skip heads over its tail)
+ * many times, windows of 3 and 4 sometimes fill it and are taken back
+ * while rank 1 receives, and every message must arrive whole, in order. */
+enum { WRAP_M = 600, WRAP_MAXB = 1024 };
+
+static size_t wrap_len(unsigned k, int src)
+{
+    return (k * 389u + (unsigned)src * 7u) % WRAP_MAXB + 1;
+}
+
+static void wrap_send(void)
+{
+    unsigned long s0, r0, s1, r1;
+    counts(&s0, &r0);
+    unsigned char *b = malloc((size_t)WRAP_M * WRAP_MAXB);
+    MPI_Request rq[4];
+    for (unsigned k = 0, w = 0; k < WRAP_M; w++) {
+        unsigned n = 0;
+        for (; n < 1 + w % 4 && k < WRAP_M; n++, k++) {
+            size_t len = wrap_len(k, g_rank);
+            fill(b + (size_t)k * WRAP_MAXB, len, 3000 + k);
+            EXPECT(MPI_Isend(b + (size_t)k * WRAP_MAXB, (int)len, MPI_BYTE, 1, 80, W, &rq[n]) ==
+                   MPI_SUCCESS);
+        }
+        EXPECT(MPI_Waitall((int)n, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        token_recv(1);
+    }
+    counts(&s1, &r1);
+    if (s1 - s0 < WRAP_M / 2)
+        fprintf(stderr, "rank %d: %lu of %d messages by the ring\n", g_rank, s1 - s0, WRAP_M);
+    EXPECT(s1 - s0 >= WRAP_M / 2); /* windows of 1 and 2 always fit */
+    free(b);
+}
+
+static void wrap_recv(void)
+{
+    unsigned char *b = malloc(WRAP_MAXB + GUARD);
+    unsigned next[3] = {0}, win[3] = {0}, inwin[3] = {0};
+    for (unsigned i = 0; i < 2 * WRAP_M; i++) {
+        memset(b, 0xee, WRAP_MAXB + GUARD);
+        MPI_Status st;
+        EXPECT(MPI_Recv(b, WRAP_MAXB, MPI_BYTE, MPI_ANY_SOURCE, 80, W, &st) == MPI_SUCCESS);
+        int src = st.MPI_SOURCE;
+        EXPECT(src == 0 || src == 2);
+        if (src != 0 && src != 2) break;
+        unsigned k = next[src]++;
+        size_t len = wrap_len(k, src);
+        check(b, len, 3000 + k, &st, src);
+        for (size_t j = len; j < WRAP_MAXB + GUARD; j++) EXPECT(b[j] == 0xee);
+        if (++inwin[src] == 1 + win[src] % 4 || next[src] == WRAP_M) {
+            token_send(src);
+            inwin[src] = 0;
+            win[src]++;
+        }
+    }
+    EXPECT(next[0] == WRAP_M && next[2] == WRAP_M);
+    free(b);
+}
+
+static void wrap_case(void)
+{
+    snprintf(g_case, sizeof g_case, "ring wrap, mixed sizes");
+    if (g_rank == 0 || g_rank == 2) wrap_send();
+    else if (g_rank == 1) wrap_recv();
+    MPI_Barrier(W);
+}
+
 /* Rank 1 stays out of MPI while rank 0 fills its cells and then sends a
  * rendezvous message: rank 0 must take every cell back and send those by
  * Portals first.  Once rank 1 has matched everything, rank 0 is back on
@@ -271,7 +341,7 @@ static void take_back_case(void)
 {
     snprintf(g_case, sizeof g_case, "cells taken back");
     char path[64];
-    enum { N = 10 };
+    enum { N = 70, LINES = 64 }; /* LINES 8-byte messages fill the ring */
     if (g_rank == 0) {
         snprintf(path, sizeof path, "/tmp/sluice-short-test-%d", (int)getpid());
         unlink(path);
@@ -288,10 +358,11 @@ static void take_back_case(void)
         fill(big, 500000, 500 + N);
         EXPECT(MPI_Isend(big, 500000, MPI_BYTE, 1, 71, W, &rq[N]) == MPI_SUCCESS);
         counts(&s1, &r1);
-        /* 4 cells filled, the 5th send found them full: all 4 taken back */
-        if (s1 - s0 != 4 || r1 - r0 != 4)
-            fprintf(stderr, "short %lu, taken back %lu (want 4, 4)\n", s1 - s0, r1 - r0);
-        EXPECT(s1 - s0 == 4 && r1 - r0 == 4);
+        /* the ring filled, the next send found it full: all taken back */
+        if (s1 - s0 != LINES || r1 - r0 != LINES)
+            fprintf(stderr, "short %lu, taken back %lu (want %d, %d)\n", s1 - s0, r1 - r0,
+                    LINES, LINES);
+        EXPECT(s1 - s0 == LINES && r1 - r0 == LINES);
         FILE *f = fopen(path, "w");
         EXPECT(f);
         fclose(f);
@@ -335,6 +406,7 @@ int main(int argc, char **argv)
     any_source_case();
     probe_truncate_case();
     cancel_case();
+    wrap_case();
     take_back_case();
     unsigned long s, r;
     counts(&s, &r);
