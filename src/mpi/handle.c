@@ -37,10 +37,20 @@ static bool table_grow(mh_table_t *t)
     return true;
 }
 
+static void table_lock(mh_table_t *t)
+{
+    if (!t->serial) pthread_mutex_lock(&t->lock);
+}
+
+static void table_unlock(mh_table_t *t)
+{
+    if (!t->serial) pthread_mutex_unlock(&t->lock);
+}
+
 int mh_new(mh_table_t *t, void *obj)
 {
     int h = 0;
-    pthread_mutex_lock(&t->lock);
+    table_lock(t);
     if (t->free_head == UINT32_MAX && !table_grow(t)) goto unlock;
     uint32_t i = t->free_head;
     mh_slot_t *s = slot_at(t, i);
@@ -51,7 +61,7 @@ int mh_new(mh_table_t *t, void *obj)
     t->used++;
     h = handle_make(t->cls, __atomic_load_n(&s->gen, __ATOMIC_RELAXED), i);
 unlock:
-    pthread_mutex_unlock(&t->lock);
+    table_unlock(t);
     return h;
 }
 
@@ -72,7 +82,7 @@ void *mh_get(mh_table_t *t, int h)
 bool mh_free(mh_table_t *t, int h)
 {
     bool ok = false;
-    pthread_mutex_lock(&t->lock);
+    table_lock(t);
     if (!mh_get(t, h)) goto unlock;
     uint32_t i = (uint32_t)h & MH_INDEX_MASK;
     mh_slot_t *s = slot_at(t, i);
@@ -87,15 +97,15 @@ bool mh_free(mh_table_t *t, int h)
     t->used--;
     ok = true;
 unlock:
-    pthread_mutex_unlock(&t->lock);
+    table_unlock(t);
     return ok;
 }
 
 uint32_t mh_used(mh_table_t *t)
 {
-    pthread_mutex_lock(&t->lock);
+    table_lock(t);
     uint32_t n = t->used;
-    pthread_mutex_unlock(&t->lock);
+    table_unlock(t);
     return n;
 }
 

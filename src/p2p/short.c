@@ -11,7 +11,7 @@
  * line the receiver writes (`matched`: Portals messages of that sender it
  * has matched; `consumed`: how far it has read the ring), a line the
  * sender writes once at set-up (`attached`), then a ring of
- * SLUICE_SHORT_RING bytes in cache lines.  A message takes as many
+ * SLUICE_SHORT_RING bytes (rounded down to a power of two) in cache lines.  A message takes as many
  * consecutive lines as its 16-byte head and payload need (an 8-byte
  * message is one line, 8 KiB are 129) and never wraps: where it would,
  * the sender writes a skip head over the ring's tail.  A head is its state
@@ -124,7 +124,7 @@ static sh_chan_t *chan_at(const sh_area_t *a, size_t chan_bytes, int rank)
 /* The line at ring position n (positions only grow). */
 static sh_cell_t *line_at(sh_chan_t *c, uint32_t lines, uint64_t n)
 {
-    return (sh_cell_t *)(c->ring + (size_t)(n % lines) * SH_LINE);
+    return (sh_cell_t *)(c->ring + (size_t)(n & (lines - 1)) * SH_LINE);
 }
 
 /* Lines a message of len bytes takes. */
@@ -161,7 +161,8 @@ sl_status_t p2p_short_init(void)
     S.oversub = cpus > 0 && P.size > cpus;
     /* an empty ring takes the largest message wherever it starts: at most
      * half the ring, so that its wrap (skip) and it fit together */
-    S.lines = (uint32_t)(ring / SH_LINE);
+    /* a power of two: positions map to lines by a mask, not a division */
+    S.lines = 1u << (63 - __builtin_clzl((unsigned long)(ring / SH_LINE)));
     size_t fit = (size_t)(S.lines / 2) * SH_LINE - SH_HDR;
     if ((size_t)max > fit) max = (long)fit;
     if (max == 0) return SL_OK;
@@ -197,8 +198,8 @@ void p2p_short_attach(int peer, uint64_t addr)
     uint32_t lines = a->lines, amax = a->max;
     size_t chan_bytes = sizeof(sh_chan_t) + (size_t)lines * SH_LINE;
     size_t len = sizeof *a + (size_t)a->size * chan_bytes;
-    if (a->size != (uint32_t)P.size || !amax || span_of(amax) > lines / 2 ||
-        PtlSluiceMemAttach(P.ni, id, addr, len, (void **)&a) != PTL_OK)
+    if (a->size != (uint32_t)P.size || !amax || (lines & (lines - 1)) ||
+        span_of(amax) > lines / 2 || PtlSluiceMemAttach(P.ni, id, addr, len, (void **)&a) != PTL_OK)
         return;
     sh_peer_t *p = &S.peers[peer];
     p->area = a;
@@ -234,7 +235,7 @@ void p2p_short_fini(void)
  * what we last saw of it says the ring is full. */
 static bool room(sh_peer_t *p, uint32_t k)
 {
-    uint32_t off = (uint32_t)(p->tx % p->lines);
+    uint32_t off = (uint32_t)(p->tx & (p->lines - 1));
     uint64_t need = (off + k > p->lines ? p->lines - off : 0) + k;
     if (p->tx + need - p->cons <= p->lines) return true;
     p->cons = atomic_load_explicit(&p->out->consumed, memory_order_acquire);
@@ -280,7 +281,7 @@ static void post(sh_peer_t *p, uint32_t len, uint32_t tag, uint32_t ctx, uint32_
 static void publish(sh_peer_t *p, int dst, const void *data, uint32_t len, uint32_t tag,
                     uint32_t ctx)
 {
-    uint32_t k = span_of(len), off = (uint32_t)(p->tx % p->lines);
+    uint32_t k = span_of(len), off = (uint32_t)(p->tx & (p->lines - 1));
     if (off + k > p->lines) post(p, p->lines - off, 0, SH_SKIP, p->lines - off);
     if (len) memcpy(line_at(p->out, p->lines, p->tx)->data, data, len);
     post(p, len, tag, ctx, k);
@@ -482,7 +483,7 @@ static void arrive(int src, const sh_cell_t *c)
  * writes (its lines would run past the ring). */
 static uint32_t read_span(const sh_cell_t *c, uint64_t n, int src)
 {
-    uint32_t off = (uint32_t)(n % S.lines), k = head_span(c);
+    uint32_t off = (uint32_t)(n & (S.lines - 1)), k = head_span(c);
     bool ok = c->ctx == SH_SKIP ? k == S.lines - off : c->len <= S.max && off + k <= S.lines;
     if (!ok)
         p2p_die(70, "p2p: corrupt short-message head from rank %d (%u bytes, context %u)", src,

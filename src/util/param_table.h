@@ -85,9 +85,10 @@
       "ring, matched by MPI matching in p2p instead of the Portals engine (0: never; "       \
       "automatic protocol only; at most the eager limit, 8 KiB and half the ring)")        \
     X(SHORT_RING, "SLUICE_SHORT_RING", INT, "65536", 256, 16777216,                         \
-      "bytes of the short-message ring per sender in each rank's shared heap; a message "   \
-      "takes 16 bytes plus its length in 64-byte lines (1,024 messages of up to 48 bytes, " \
-      "or 7 of 8 KiB); when it is full, the sender switches to Portals")                   \
+      "bytes (rounded down to a power of two) of the short-message ring per sender in "    \
+      "each rank's shared heap; a message takes 16 bytes plus its length in 64-byte "      \
+      "lines (1,024 messages of up to 48 bytes, or 7 of 8 KiB); when it is full and its "   \
+      "receiver does not read it, the sender switches to Portals")                         \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex (longer when waits are usually longer, up to 1 ms; at most 10 us when "    \
