@@ -1,9 +1,11 @@
 #!/bin/sh
-# The 8-byte one-way latency of one or more Sluice builds and MPICH,
-# alternated over ROUNDS rounds (bench/mpi_lat8.c built by each mpicc):
-# prints the median, min and max of each, and the median of the per-round
-# ratios to MPICH.  Comparing two Sluice commits: build each, pass both dirs.
-# usage: sh bench/latency_ab.sh [ROUNDS (5)] [ROUND_TRIPS (100000)] BUILD_DIR...
+# The one-way latency of one or more Sluice builds and MPICH, alternated
+# over ROUNDS rounds (bench/mpi_lat8.c built by each mpicc): prints the
+# median, min and max of each, and the median of the per-round ratios to
+# MPICH.  Comparing two Sluice commits: build each, pass both dirs.
+# Message sizes: SIZES="8 1024 4096" (default 8); larger sizes run fewer
+# round trips (ROUND_TRIPS * 1024 / size, at least 2,000).
+# usage: [SIZES=...] sh bench/latency_ab.sh [ROUNDS (5)] [ROUND_TRIPS (100000)] BUILD_DIR...
 set -u
 rounds=${1:-5}
 iters=${2:-100000}
@@ -19,28 +21,36 @@ for b in "$@"; do
 done
 have_mpich=0
 mpicc.mpich -O2 -o "$tmp/mpich" "$src" 2>/dev/null && have_mpich=1
+sizes=${SIZES:-8}
 for r in $(seq "$rounds"); do
-    i=0
-    for b in "$@"; do
-        i=$((i + 1))
-        v=$(timeout 120 "$b/bin/mpirun" -n 2 "$tmp/s$i" "$iters" | awk '$1=="lat8" {print $2}')
-        echo "$r $b ${v:-nan}"
+    for sz in $sizes; do
+        n=$iters
+        [ "$sz" -gt 1024 ] && n=$((iters * 1024 / sz))
+        [ "$n" -lt 2000 ] && n=2000
+        i=0
+        for b in "$@"; do
+            i=$((i + 1))
+            v=$(timeout 120 "$b/bin/mpirun" -n 2 "$tmp/s$i" "$n" "$sz" | awk '$1=="lat8" {print $2}')
+            echo "$r $sz $b ${v:-nan}"
+        done
+        if [ $have_mpich = 1 ]; then
+            v=$(timeout 120 mpiexec.mpich -launcher fork -bind-to core -n 2 "$tmp/mpich" "$n" "$sz" |
+                awk '$1=="lat8" {print $2}')
+            echo "$r $sz mpich ${v:-nan}"
+        fi
     done
-    if [ $have_mpich = 1 ]; then
-        v=$(timeout 120 mpiexec.mpich -launcher fork -bind-to core -n 2 "$tmp/mpich" "$iters" |
-            awk '$1=="lat8" {print $2}')
-        echo "$r mpich ${v:-nan}"
-    fi
 done > "$tmp/all"
-echo "# 8-byte one-way latency, us: $rounds alternated rounds of $iters round trips"
-awk '
-{ v[$2, $1] = $3; if (!($2 in seen)) { seen[$2] = 1; names[++n] = $2 } rounds[$1] = 1 }
+echo "# one-way latency, us: $rounds alternated rounds of $iters round trips (fewer above 1 KiB)"
+for sz in $sizes; do
+awk -v sz="$sz" '
+$2 != sz { next }
+{ v[$3, $1] = $4; if (!($3 in seen)) { seen[$3] = 1; names[++n] = $3 } rounds[$1] = 1 }
 function median(a, k,   i, j, t) {
     for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
     return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
 END {
-    printf "%-28s %8s %8s %8s %12s\n", "build", "median", "min", "max", "/mpich (med)"
+    printf "%-28s %8s %8s %8s %12s\n", sz " bytes: build", "median", "min", "max", "/mpich (med)"
     for (x = 1; x <= n; x++) {
         k = 0; kr = 0; delete a; delete q
         for (r in rounds) {
@@ -53,3 +63,4 @@ END {
         printf "\n"
     }
 }' "$tmp/all"
+done
