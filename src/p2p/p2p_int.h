@@ -221,14 +221,14 @@ size_t p2p_seq_keys(void); /* buckets in use */
 
 /* short.c: the short-message path between processes of one host */
 enum { SH_SHORT, SH_PORTALS };
-sl_status_t p2p_short_init(void); /* our cells, before p2p_map publishes them */
+sl_status_t p2p_short_init(void); /* our rings, before p2p_map publishes them */
 uint64_t p2p_short_addr(void);    /* their address (0: none) */
-void p2p_short_attach(int peer, uint64_t addr); /* map a peer's cells */
+void p2p_short_attach(int peer, uint64_t addr); /* map a peer's rings */
 void p2p_short_fini(void);
-/* How send r goes (SH_*); before SH_PORTALS, older messages in cells the
+/* How send r goes (SH_*); before SH_PORTALS, older messages in the ring the
  * receiver has not claimed are taken back and sent by Portals. */
 int p2p_short_route(const p2p_req_t *r);
-void p2p_short_put(p2p_req_t *r);     /* into the next cell (route said SH_SHORT) */
+void p2p_short_put(p2p_req_t *r);     /* into the ring (route said SH_SHORT) */
 void p2p_short_portals_sent(int dst); /* a message a receive matches went by Portals */
 /* Receives: take a waiting short message (r is then done); let later short
  * messages claim r; r is no longer claimable; a Portals message from src
@@ -244,18 +244,18 @@ void p2p_short_post(p2p_req_t *r);
 /* r is not claimable any more; true if it was deferred (it has no entry in
  * the engine: its cancel is complete). */
 bool p2p_short_unpost(p2p_req_t *r);
-/* after the job's last set-up fence: which senders use our cells */
+/* after the job's last set-up fence: which senders use our rings */
 void p2p_short_ready(void);
 void p2p_short_matched(int src);
 bool p2p_short_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
-/* Take arrived cells; returns how many.  Only after the events have been
- * handled (p2p_progress): a cell claims a receive by unlinking its entry. */
+/* Take arrived ring messages; returns how many.  Only after the events have been
+ * handled (p2p_progress): a ring message claims a receive by unlinking its entry. */
 int p2p_short_poll(void);
-/* Waiting: whether cells need polling; spin a little more (false: time to
+/* Waiting: whether rings need polling; spin a little more (false: time to
  * sleep); announce a sleep (false: do not, something came), end it. */
 bool p2p_short_active(void);
 bool p2p_short_spin(uint64_t *until);
-bool p2p_short_pending(void); /* a cell waits to be taken */
+bool p2p_short_pending(void); /* a ring message waits to be taken */
 bool p2p_short_sleep_begin(void);
 void p2p_short_sleep_end(void);
 

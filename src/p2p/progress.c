@@ -232,7 +232,7 @@ int p2p_progress(void)
         n++;
     }
     /* after the events: a receive the engine matched is known as such
-     * before a cell tries to claim it (short.c) */
+     * before a ring message tries to claim it (short.c) */
     n += p2p_short_poll();
     p2p_tick();
     return n;
@@ -245,9 +245,9 @@ sl_status_t p2p_wait_progress(int timeout_ms)
 {
     ptl_event_t ev;
     unsigned int which;
-    /* a cell waiting: take it in a full pass (events first, see p2p_progress) */
+    /* a ring message waiting: take it in a full pass (events first, see p2p_progress) */
     if (p2p_short_pending() && p2p_progress()) return SL_OK;
-    /* cells wake nobody: announce the sleep, so that their senders do */
+    /* rings wake nobody: announce the sleep, so that their senders do */
     if (!p2p_short_sleep_begin()) return SL_OK;
     int rc = PtlEQPoll(&P.eq, 1, timeout_ms, &ev, &which);
     p2p_short_sleep_end();
@@ -290,8 +290,8 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
     uint64_t until = 0;
     unsigned polls = 0;
     while (!r->done) {
-        /* with short-message cells, poll them for a while (an engine wait
-         * would not see a cell arrive); a full pass, events then cells,
+        /* with short-message rings, poll them for a while (an engine wait
+         * would not see a message arrive there); a full pass, events then rings,
          * when one is there and every 16 polls */
         if (p2p_short_active()) {
             if (((++polls & 15) == 0 || p2p_short_pending()) && p2p_progress()) {

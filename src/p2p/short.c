@@ -1,5 +1,5 @@
 /* The short-message path between processes of one host: a message of at
- * most SLUICE_SHORT_MAX bytes goes into a cell that its receiver's p2p
+ * most SLUICE_SHORT_MAX bytes goes into a ring that its receiver's p2p
  * polls, and is matched here, not by the Portals engine.  Why and how it
  * keeps MPI order with the messages that go through Portals: docs/P2P.md,
  * "The short path".
@@ -21,25 +21,25 @@
  * the lines it has read, the sender those it takes back, so a stale
  * payload word is never read as a head.
  *
- * Order.  A sender sends to a receiver either by cells or by Portals, and
+ * Order.  A sender sends to a receiver either by its ring or by Portals, and
  * switches only at points where no message can overtake another:
- *   cells -> Portals: the sender takes back the cells the receiver has not
- *     started on (the receiver claims a cell by compare-and-swap, so each
+ *   ring -> Portals: the sender takes back the messages the receiver has not
+ *     started on (the receiver claims a head by compare-and-swap, so each
  *     is either claimed or taken back), sends them by Portals, then a
- *     marker cell, then the message that switches.  Each cell the receiver claimed is then
+ *     marker, then the message that switches.  Each message the receiver claimed is then
  *     matched or in our unexpected queue, which a receive searches before
- *     the engine's.  This happens for a message the cells do not take, or
- *     when every cell is still full.
- *   Portals -> cells once the receiver has matched every Portals message of
+ *     the engine's.  This happens for a message the ring does not take, or
+ *     when the ring is full and its receiver does not read it (wait_room).
+ *   Portals -> ring once the receiver has matched every Portals message of
  *     the sender (its `matched` equals our count): none waits in the engine
- *     where an older message could be passed by a newer cell.
+ *     where an older message could be passed by a newer one of the ring.
  * Neither waits for the receiver.
  *
- * Receives.  A small receive from one sender that sends by cells is
- * deferred: on our list only, no engine entry, since only a cell can match
+ * Receives.  A small receive from one sender that sends by its ring is
+ * deferred: on our list only, no engine entry, since only a ring message can match
  * it.  That sender's marker, or a receive that could overtake it, puts it
  * on the engine's list (in posting order).  Any other posted receive is on
- * the engine's list and on ours; a cell claims it by unlinking its entry,
+ * the engine's list and on ours; a ring message claims it by unlinking its entry,
  * and a failed unlink means the engine matched it first. */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
@@ -58,13 +58,13 @@
 #define SH_BUSY 1u
 #define SH_MARK 0xffffffffu /* ctx of a head saying: Portals messages follow */
 #define SH_SKIP 0xfffffffeu /* ctx of a head over the ring's tail (len: its lines) */
-#define SH_SPIN_NS 10000 /* p2p_wait polls cells this long, then sleeps */
+#define SH_SPIN_NS 10000 /* p2p_wait polls the rings this long, then sleeps */
 
-typedef struct sh_cell {
+typedef struct sh_head {
     _Atomic uint32_t seq;
     uint32_t len, tag, ctx;
     unsigned char data[];
-} sh_cell_t;
+} sh_head_t;
 
 typedef struct sh_chan {
     _Atomic uint64_t matched SL_ALIGNED_LINE; /* written by the receiver */
@@ -100,7 +100,7 @@ typedef struct sh_peer {
     sh_chan_t *in;
     uint64_t rx;
     uint64_t pmatched;
-    bool deferring; /* it sends by cells: its receives may stay off the engine */
+    bool deferring; /* it sends by our ring: its receives may stay off the engine */
 } sh_peer_t;
 
 static struct {
@@ -122,9 +122,9 @@ static sh_chan_t *chan_at(const sh_area_t *a, size_t chan_bytes, int rank)
 }
 
 /* The line at ring position n (positions only grow). */
-static sh_cell_t *line_at(sh_chan_t *c, uint32_t lines, uint64_t n)
+static sh_head_t *line_at(sh_chan_t *c, uint32_t lines, uint64_t n)
 {
-    return (sh_cell_t *)(c->ring + (size_t)(n & (lines - 1)) * SH_LINE);
+    return (sh_head_t *)(c->ring + (size_t)(n & (lines - 1)) * SH_LINE);
 }
 
 /* Lines a message of len bytes takes. */
@@ -134,7 +134,7 @@ static uint32_t span_of(size_t len)
 }
 
 /* Lines the head at c covers (its writer's view: len and ctx as written). */
-static uint32_t head_span(const sh_cell_t *c)
+static uint32_t head_span(const sh_head_t *c)
 {
     return c->ctx == SH_SKIP ? c->len : span_of(c->len);
 }
@@ -152,7 +152,7 @@ sl_status_t p2p_short_init(void)
     sl_list_init(&S.unexp);
     /* forced protocols mean those protocols; the eager limit bounds it too */
     if (P.proto != P2P_PROTO_AUTO || P.size < 2) max = 0;
-    /* a message taken back from its cell is resent from the volatile MD */
+    /* a message taken back from the ring is resent from the volatile MD */
     if ((size_t)max > P.eager_limit) max = (long)P.eager_limit;
     if ((size_t)max > P.volatile_max) max = (long)P.volatile_max;
     if (!(S.peers = calloc((size_t)P.size, sizeof *S.peers))) return SL_ERR_NOMEM;
@@ -171,7 +171,7 @@ sl_status_t p2p_short_init(void)
     size_t len = sizeof(sh_area_t) + (size_t)P.size * S.chan_bytes;
     void *mem;
     if (PtlSluiceMemAlloc(P.ni, len, &mem) != PTL_OK) {
-        sl_log_debug("p2p: no shared heap for %zu bytes of short-message cells: path off", len);
+        sl_log_debug("p2p: no shared heap for %zu bytes of short-message rings: path off", len);
         return SL_OK;
     }
     memset(mem, 0, len);
@@ -267,7 +267,7 @@ static bool wait_room(sh_peer_t *p, uint32_t k)
 /* Write a head at tx and publish it (the payload is in place). */
 static void post(sh_peer_t *p, uint32_t len, uint32_t tag, uint32_t ctx, uint32_t k)
 {
-    sh_cell_t *c = line_at(p->out, p->lines, p->tx);
+    sh_head_t *c = line_at(p->out, p->lines, p->tx);
     c->len = len;
     c->tag = tag;
     c->ctx = ctx;
@@ -291,7 +291,7 @@ static void publish(sh_peer_t *p, int dst, const void *data, uint32_t len, uint3
 }
 
 /* Send the message at c again, by Portals (it was taken back). */
-static void resend(sh_peer_t *p, int dst, const sh_cell_t *c)
+static void resend(sh_peer_t *p, int dst, const sh_head_t *c)
 {
     ptl_process_t to = {.rank = (ptl_rank_t)dst};
     int rc = PtlPut(P.md_v, (ptl_size_t)(uintptr_t)c->data, c->len, PTL_NO_ACK_REQ, to, P2P_PT,
@@ -305,7 +305,7 @@ static void resend(sh_peer_t *p, int dst, const sh_cell_t *c)
 /* Take back the head at n if the receiver has not claimed it: true then.
  * A head the receiver is handling (SH_BUSY) is waited for, since its
  * message must match before any later one can reach the engine. */
-static bool take_back(sh_cell_t *c, uint64_t n)
+static bool take_back(sh_head_t *c, uint64_t n)
 {
     _Atomic uint32_t *w = &c->seq;
     uint32_t v = atomic_load_explicit(w, memory_order_acquire);
@@ -329,7 +329,7 @@ static void to_portals(sh_peer_t *p, int dst)
 {
     uint64_t back = p->tx;
     for (uint64_t n = p->cons; n < p->tx;) {
-        sh_cell_t *c = line_at(p->out, p->lines, n);
+        sh_head_t *c = line_at(p->out, p->lines, n);
         if (take_back(c, n)) {
             if (back == p->tx) back = n;
             if (c->ctx != SH_MARK && c->ctx != SH_SKIP) resend(p, dst, c);
@@ -463,7 +463,7 @@ static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx)
     return NULL;
 }
 
-static void arrive(int src, const sh_cell_t *c)
+static void arrive(int src, const sh_head_t *c)
 {
     p2p_req_t *r = claim(src, c->tag, c->ctx);
     if (r) {
@@ -481,7 +481,7 @@ static void arrive(int src, const sh_cell_t *c)
 
 /* Lines the head c at ring position n covers; dies on a head no sender
  * writes (its lines would run past the ring). */
-static uint32_t read_span(const sh_cell_t *c, uint64_t n, int src)
+static uint32_t read_span(const sh_head_t *c, uint64_t n, int src)
 {
     uint32_t off = (uint32_t)(n & (S.lines - 1)), k = head_span(c);
     bool ok = c->ctx == SH_SKIP ? k == S.lines - off : c->len <= S.max && off + k <= S.lines;
@@ -497,7 +497,7 @@ static int take(int src)
     sh_peer_t *p = &S.peers[src];
     int n = 0;
     for (;;) {
-        sh_cell_t *c = line_at(p->in, S.lines, p->rx);
+        sh_head_t *c = line_at(p->in, S.lines, p->rx);
         uint32_t v = SH_SEQ(p->rx);
         if (atomic_load_explicit(&c->seq, memory_order_relaxed) != v ||
             !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
@@ -524,7 +524,7 @@ static int take(int src)
     return n;
 }
 
-static bool cells_ready(void)
+static bool ring_ready(void)
 {
     for (int i = 0; i < P.size; i++) {
         if (i == P.rank) continue;
@@ -582,13 +582,13 @@ bool p2p_short_probe(int src, int tag, unsigned ctx, p2p_status_t *st)
 
 /* ---- waiting ------------------------------------------------------------------------------ */
 
-/* About to sleep in the engine: ask the senders to wake us (a cell does
- * not).  false: a cell came meanwhile, do not sleep. */
+/* About to sleep in the engine: ask the senders to wake us (a ring message
+ * does not).  false: one came meanwhile, do not sleep. */
 bool p2p_short_sleep_begin(void)
 {
     if (!S.area) return true;
     atomic_store_explicit(&S.area->sleeping, 1, memory_order_seq_cst);
-    if (!cells_ready()) return true;
+    if (!ring_ready()) return true;
     p2p_short_sleep_end();
     return false;
 }
@@ -604,7 +604,7 @@ bool p2p_short_active(void)
 }
 
 /* Poll while the wait is young (a short reply comes within microseconds
- * and no engine wait would see its cell), then let the caller sleep. */
+ * and no engine wait would see it in the ring), then let the caller sleep. */
 bool p2p_short_spin(uint64_t *until)
 {
     if (*until && (++S.spins & 15) != 0) { /* the clock every 16 polls */
@@ -624,5 +624,5 @@ bool p2p_short_spin(uint64_t *until)
 
 bool p2p_short_pending(void)
 {
-    return S.area && cells_ready();
+    return S.area && ring_ready();
 }
