@@ -1,6 +1,6 @@
 /* MPI requests: the handle table, completion and statuses, shared by
  * pt2pt.c (starting operations) and complete.c (the wait/test family).
- * MPI calls are serialised (MPI_THREAD_FUNNELED at most), so no lock. */
+ * MPI calls are serialised (MPI_THREAD_SERIALIZED at most), so no lock. */
 #ifndef SLUICE_MPI_REQUEST_H
 #define SLUICE_MPI_REQUEST_H
 

@@ -104,14 +104,14 @@ static sl_status_t p2p_map(void)
     if (st == SL_OK) st = p2p_ptl_status(PtlGetPhysId(P.ni, &me));
     if (st == SL_OK) {
         snprintf(key, sizeof key, "p2p-id-%d", P.rank);
-        /* and where our short-message cells are (short.c) */
+        /* and where our short-message rings are (short.c) */
         snprintf(val, sizeof val, "%u.%u.%llx", me.phys.nid, me.phys.pid,
                  (unsigned long long)p2p_short_addr());
         st = boot_put(P.boot, key, val);
     }
     if (st == SL_OK) st = boot_fence(P.boot);
-    uint64_t *cells = calloc((size_t)P.size, sizeof *cells);
-    if (!cells) st = SL_ERR_NOMEM;
+    uint64_t *rings = calloc((size_t)P.size, sizeof *rings);
+    if (!rings) st = SL_ERR_NOMEM;
     for (int r = 0; st == SL_OK && r < P.size; r++) {
         unsigned long long addr;
         snprintf(key, sizeof key, "p2p-id-%d", r);
@@ -119,11 +119,11 @@ static sl_status_t p2p_map(void)
         if (st == SL_OK &&
             sscanf(val, "%u.%u.%llx", &map[r].phys.nid, &map[r].phys.pid, &addr) != 3)
             st = SL_ERR_PROTO;
-        if (st == SL_OK) cells[r] = addr;
+        if (st == SL_OK) rings[r] = addr;
     }
     if (st == SL_OK) st = p2p_ptl_status(PtlSetMap(P.ni, (ptl_size_t)P.size, map));
-    for (int r = 0; st == SL_OK && r < P.size; r++) p2p_short_attach(r, cells[r]);
-    free(cells);
+    for (int r = 0; st == SL_OK && r < P.size; r++) p2p_short_attach(r, rings[r]);
+    free(rings);
     free(map);
     return st;
 }

@@ -74,7 +74,7 @@ sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
 /* How many sends used each protocol, and what became of RECEIVER_READYs
  * (this process, since p2p_init). */
 typedef struct p2p_stats {
-    unsigned long short_msgs;   /* sent through short-message cells (same host) */
+    unsigned long short_msgs;   /* sent through short-message rings (same host) */
     unsigned long short_resent; /* of those, taken back and sent by Portals (an eager put) */
     unsigned long eager, hybrid, send_rndv, recv_rndv, rdata_fallback, traditional, rr_sent,
         rr_used, rr_stale, rr_lost;

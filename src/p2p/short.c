@@ -159,10 +159,10 @@ sl_status_t p2p_short_init(void)
     S.spin_ns = spin * 1000 < SH_SPIN_NS ? spin * 1000 : SH_SPIN_NS;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     S.oversub = cpus > 0 && P.size > cpus;
-    /* an empty ring takes the largest message wherever it starts: at most
-     * half the ring, so that its wrap (skip) and it fit together */
     /* a power of two: positions map to lines by a mask, not a division */
     S.lines = 1u << (63 - __builtin_clzl((unsigned long)(ring / SH_LINE)));
+    /* an empty ring takes the largest message wherever it starts: at most
+     * half the ring, so that its wrap (skip) and it fit together */
     size_t fit = (size_t)(S.lines / 2) * SH_LINE - SH_HDR;
     if ((size_t)max > fit) max = (long)fit;
     if (max == 0) return SL_OK;
@@ -228,6 +228,14 @@ void p2p_short_fini(void)
     S = (typeof(S)){0};
 }
 
+/* One turn of a polling loop: on an oversubscribed host the CPU goes to
+ * whoever we wait for. */
+static void pause_turn(void)
+{
+    if (S.oversub) sched_yield();
+    else sl_cpu_relax();
+}
+
 /* ---- sending ------------------------------------------------------------------------------ */
 
 /* Room at tx for a message of k lines, and for the skip over the ring's
@@ -259,8 +267,7 @@ static bool wait_room(sh_peer_t *p, uint32_t k)
             return false;
         }
         if ((i & 15) == 0) p2p_progress();
-        if (S.oversub) sched_yield();
-        else sl_cpu_relax();
+        pause_turn();
     }
 }
 
@@ -357,8 +364,8 @@ int p2p_short_route(const p2p_req_t *r)
             return SH_PORTALS;
         p->portals = false; /* nothing of ours waits in its engine */
     }
-    if (r->len <= p->max && !r->sync && (room(p, span_of(r->len)) || wait_room(p, span_of(r->len))))
-        return SH_SHORT;
+    uint32_t k = span_of(r->len);
+    if (r->len <= p->max && !r->sync && (room(p, k) || wait_room(p, k))) return SH_SHORT;
     to_portals(p, r->dst);
     return SH_PORTALS;
 }
@@ -617,8 +624,7 @@ bool p2p_short_spin(uint64_t *until)
         *until = 0;
         return false;
     }
-    if (S.oversub) sched_yield();
-    else sl_cpu_relax();
+    pause_turn();
     return true;
 }
 
