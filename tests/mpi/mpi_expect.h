@@ -7,6 +7,7 @@
 #ifndef SL_MPI_EXPECT_H
 #define SL_MPI_EXPECT_H
 
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -42,6 +43,22 @@ static inline __attribute__((noreturn)) void mt_fail(const char *file, int line,
                         (unsigned)(buf)[i], (unsigned)(want));                              \
                 EXPECT(0);                                                                  \
             }                                                                               \
+    } while (0)
+
+/* A one-int handshake on MPI_COMM_WORLD, for arranging arrival orders
+ * without sleeping: the value sent is the tag, and the receiver checks it.
+ * Macros, like EXPECT, so that MT_CONTEXT and MT_RANK are read where used. */
+#define MT_TOKEN_SEND(to, tag)                                                              \
+    do {                                                                                    \
+        int mt_t_ = (tag);                                                                  \
+        EXPECT(MPI_Send(&mt_t_, 1, MPI_INT, (to), mt_t_, MPI_COMM_WORLD) == MPI_SUCCESS);   \
+    } while (0)
+#define MT_TOKEN_RECV(from, tag)                                                            \
+    do {                                                                                    \
+        int mt_t_ = -1;                                                                     \
+        EXPECT(MPI_Recv(&mt_t_, 1, MPI_INT, (from), (tag), MPI_COMM_WORLD,                  \
+                        MPI_STATUS_IGNORE) == MPI_SUCCESS &&                                \
+               mt_t_ == (tag));                                                             \
     } while (0)
 
 #endif

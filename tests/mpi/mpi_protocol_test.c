@@ -40,18 +40,6 @@ static unsigned char pat(size_t i, int seed)
     return (unsigned char)(i * 7u + (i >> 11) + (unsigned)seed * 13u);
 }
 
-static void token_send(int to)
-{
-    int t = 1;
-    EXPECT(MPI_Send(&t, 1, MPI_INT, to, TOKEN_TAG, W) == MPI_SUCCESS);
-}
-
-static void token_recv(int from)
-{
-    int t = 0;
-    EXPECT(MPI_Recv(&t, 1, MPI_INT, from, TOKEN_TAG, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
-}
-
 static void proto_counts(unsigned long c[P_N])
 {
     p2p_stats_t s;
@@ -124,13 +112,15 @@ static void sender(size_t n, int order, int sync, int tag, unsigned allowed, int
     for (size_t i = 0; i < n; i++) buf[i] = pat(i, tag);
     unsigned long before[P_N];
     MPI_Request r;
-    if (order == RECEIVER_FIRST) token_recv(1); /* the receive is posted, its RR sent */
+    /* the receive is posted, its RR sent */
+    if (order == RECEIVER_FIRST) MT_TOKEN_RECV(1, TOKEN_TAG);
     if (order == TOGETHER) MPI_Barrier(W);
     proto_counts(before);
     EXPECT((sync ? MPI_Issend : MPI_Isend)(buf, (int)n, MPI_BYTE, 1, tag, W, &r) == MPI_SUCCESS);
     if (check_protocol(before, allowed ? allowed : expected(n, order, sync)) == P_HYBRID)
         *(trunc ? &g_hybrid_trunc : &g_hybrid_full) += 1;
-    if (order == SENDER_FIRST) token_send(1); /* the header is there before the token */
+    /* the header is there before the token */
+    if (order == SENDER_FIRST) MT_TOKEN_SEND(1, TOKEN_TAG);
     EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     free(buf);
 }
@@ -142,10 +132,10 @@ static void receiver(size_t n, int order, int tag, size_t cap)
     memset(buf, 0xEE, cap + GUARD);
     MPI_Request r;
     MPI_Status st;
-    if (order == SENDER_FIRST) token_recv(0);
+    if (order == SENDER_FIRST) MT_TOKEN_RECV(0, TOKEN_TAG);
     if (order == TOGETHER) MPI_Barrier(W);
     EXPECT(MPI_Irecv(buf, (int)cap, MPI_BYTE, 0, tag, W, &r) == MPI_SUCCESS);
-    if (order == RECEIVER_FIRST) token_send(0);
+    if (order == RECEIVER_FIRST) MT_TOKEN_SEND(0, TOKEN_TAG);
     int rc = MPI_Wait(&r, &st);
     size_t got = n < cap ? n : cap;
     EXPECT(rc == (n > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS));
@@ -205,7 +195,7 @@ static void any_source(int rank)
     unsigned long rr0 = rr_sent();
     EXPECT(MPI_Irecv(buf, (int)n, MPI_BYTE, MPI_ANY_SOURCE, 500, W, &r) == MPI_SUCCESS);
     EXPECT(rr_sent() == rr0);
-    token_send(0);
+    MT_TOKEN_SEND(0, TOKEN_TAG);
     EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS && st.MPI_SOURCE == 0);
     for (size_t i = 0; i < n; i++) EXPECT(buf[i] == pat(i, 500));
     free(buf);
@@ -222,7 +212,7 @@ static void stale_rr(int rank)
     for (size_t i = 0; i < n; i++) a[i] = pat(i, 600), b[i] = pat(i, 601);
     if (rank == 0) {
         unsigned long before[P_N];
-        token_recv(1);
+        MT_TOKEN_RECV(1, TOKEN_TAG);
         EXPECT(MPI_Send(a, 100, MPI_BYTE, 1, 600, W) == MPI_SUCCESS);
         proto_counts(before);
         EXPECT(MPI_Send(b, (int)n, MPI_BYTE, 1, 600, W) == MPI_SUCCESS);
@@ -236,7 +226,7 @@ static void stale_rr(int rank)
         EXPECT(MPI_Irecv(a, (int)n, MPI_BYTE, 0, 600, W, &r[0]) == MPI_SUCCESS);
         EXPECT(MPI_Irecv(b, (int)n, MPI_BYTE, 0, 600, W, &r[1]) == MPI_SUCCESS);
         EXPECT(rr_sent() - rr0 == (announcing() ? 2u : 0u));
-        token_send(0);
+        MT_TOKEN_SEND(0, TOKEN_TAG);
         EXPECT(MPI_Waitall(2, r, st) == MPI_SUCCESS);
         int c0, c1;
         MPI_Get_count(&st[0], MPI_BYTE, &c0);
@@ -259,9 +249,9 @@ static void cancelled_rr(int rank)
     if (rank == 0) {
         for (size_t i = 0; i < n; i++) buf[i] = pat(i, 700);
         MPI_Request r;
-        token_recv(1); /* posted and cancelled */
+        MT_TOKEN_RECV(1, TOKEN_TAG); /* posted and cancelled */
         EXPECT(MPI_Isend(buf, (int)n, MPI_BYTE, 1, 700, W, &r) == MPI_SUCCESS);
-        token_send(1);
+        MT_TOKEN_SEND(1, TOKEN_TAG);
         EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     } else {
         MPI_Request r;
@@ -270,8 +260,8 @@ static void cancelled_rr(int rank)
         EXPECT(MPI_Irecv(buf, (int)n, MPI_BYTE, 0, 700, W, &r) == MPI_SUCCESS);
         EXPECT(MPI_Cancel(&r) == MPI_SUCCESS && MPI_Wait(&r, &st) == MPI_SUCCESS);
         EXPECT(MPI_Test_cancelled(&st, &flag) == MPI_SUCCESS && flag);
-        token_send(0);
-        token_recv(0); /* the message has arrived, with no receive posted */
+        MT_TOKEN_SEND(0, TOKEN_TAG);
+        MT_TOKEN_RECV(0, TOKEN_TAG); /* the message has arrived, with no receive posted */
         memset(buf, 0, n);
         EXPECT(MPI_Recv(buf, (int)n, MPI_BYTE, 0, 700, W, &st) == MPI_SUCCESS);
         for (size_t i = 0; i < n; i++) EXPECT(buf[i] == pat(i, 700));

@@ -1,9 +1,9 @@
 /* The short-message path (src/p2p/short.c) against MPI order.  Messages of
- * one pair switch between short cells and Portals whenever sizes mix; every
+ * one pair switch between the short ring and Portals whenever sizes mix; every
  * case checks that receives still match in send order, with the receives
  * posted first and last, wildcards, probes, cancel and truncation.  The
- * switch that takes cells back is forced by a receiver that stays outside
- * MPI (a file handshake, not a sleep: it must not poll its cells) and is
+ * switch that takes messages back is forced by a receiver that stays outside
+ * MPI (a file handshake, not a sleep: it must not poll its rings) and is
  * checked in the counters.  3 ranks; run with SLUICE_SHORT_RING=4096 (64
  * lines: 64 messages of 8 bytes, 3 of 1,024) and SLUICE_SHORT_MAX=1024. */
 #include "p2p/p2p.h"
@@ -102,26 +102,14 @@ static void recv_seq(int from, int tag_base, unsigned key, int any_tag, int all_
     for (unsigned k = 0; k < NSEQ; k++) free(bufs[k]);
 }
 
-static void token_send(int to)
-{
-    int t = 1;
-    EXPECT(MPI_Send(&t, 1, MPI_INT, to, TOKEN, W) == MPI_SUCCESS);
-}
-
-static void token_recv(int from)
-{
-    int t = 0;
-    EXPECT(MPI_Recv(&t, 1, MPI_INT, from, TOKEN, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
-}
-
 static void token_to_0(void)
 {
-    token_send(0);
+    MT_TOKEN_SEND(0, TOKEN);
 }
 
 static void token_to_1(void)
 {
-    token_send(1);
+    MT_TOKEN_SEND(1, TOKEN);
 }
 
 /* Order across switches: receiver first, sender first, one by one. */
@@ -130,7 +118,7 @@ static void order_cases(void)
     for (int any = 0; any < 2; any++) {
         snprintf(g_case, sizeof g_case, "receives posted first, any_tag %d", any);
         if (g_rank == 0) {
-            token_recv(1);
+            MT_TOKEN_RECV(1, TOKEN);
             send_seq(1, 10, 100, NULL);
         } else if (g_rank == 1) {
             recv_seq(0, 10, 100, any, 1, token_to_0);
@@ -140,7 +128,7 @@ static void order_cases(void)
             /* the token follows the whole sequence */
             send_seq(1, 20, 200, token_to_1);
         } else if (g_rank == 1) {
-            token_recv(0);
+            MT_TOKEN_RECV(0, TOKEN);
             recv_seq(0, 20, 200, any, 1, NULL);
         }
         snprintf(g_case, sizeof g_case, "one receive at a time, any_tag %d", any);
@@ -189,11 +177,11 @@ static void probe_truncate_case(void)
         EXPECT(MPI_Isend(s, 100, MPI_BYTE, 1, 50, W, &rq[0]) == MPI_SUCCESS);
         EXPECT(MPI_Isend(big, 300000, MPI_BYTE, 1, 50, W, &rq[1]) == MPI_SUCCESS);
         EXPECT(MPI_Isend(s, 100, MPI_BYTE, 1, 51, W, &rq[2]) == MPI_SUCCESS);
-        token_send(1);
+        MT_TOKEN_SEND(1, TOKEN);
         EXPECT(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
         free(big);
     } else if (g_rank == 1) {
-        token_recv(0);
+        MT_TOKEN_RECV(0, TOKEN);
         MPI_Status st;
         int count = -1, flag = 0;
         EXPECT(MPI_Iprobe(0, MPI_ANY_TAG, W, &flag, &st) == MPI_SUCCESS && flag);
@@ -243,14 +231,14 @@ static void cancel_case(void)
         EXPECT(MPI_Cancel(&r) == MPI_SUCCESS);
         EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS);
         EXPECT(MPI_Test_cancelled(&st, &c) == MPI_SUCCESS && c);
-        token_send(0);
+        MT_TOKEN_SEND(0, TOKEN);
         EXPECT(MPI_Recv(b, 16, MPI_BYTE, 0, 60, W, &st) == MPI_SUCCESS);
         check(b, 16, 9, &st, 0);
         for (size_t i = 0; i < sizeof a; i++) EXPECT(a[i] == 0xee);
     } else if (g_rank == 0) {
         unsigned char s[16];
         fill(s, 16, 9);
-        token_recv(1);
+        MT_TOKEN_RECV(1, TOKEN);
         EXPECT(MPI_Send(s, 16, MPI_BYTE, 1, 60, W) == MPI_SUCCESS);
     }
     MPI_Barrier(W);
@@ -291,7 +279,7 @@ static void wrap_send(void)
                    MPI_SUCCESS);
         }
         EXPECT(MPI_Waitall((int)n, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
-        token_recv(1);
+        MT_TOKEN_RECV(1, TOKEN);
     }
     counts(&s1, &r1);
     if (s1 - s0 < WRAP_M / 2)
@@ -316,7 +304,7 @@ static void wrap_recv(void)
         check(b, len, 3000 + k, &st, src);
         for (size_t j = len; j < WRAP_MAXB + GUARD; j++) EXPECT(b[j] == 0xee);
         if (++inwin[src] == 1 + win[src] % 4 || next[src] == WRAP_M) {
-            token_send(src);
+            MT_TOKEN_SEND(src, TOKEN);
             inwin[src] = 0;
             win[src]++;
         }
@@ -333,20 +321,20 @@ static void wrap_case(void)
     MPI_Barrier(W);
 }
 
-/* Rank 1 stays out of MPI while rank 0 fills its cells and then sends a
- * rendezvous message: rank 0 must take every cell back and send those by
+/* Rank 1 stays out of MPI while rank 0 fills its ring and then sends a
+ * rendezvous message: rank 0 must take every message back and send those by
  * Portals first.  Once rank 1 has matched everything, rank 0 is back on
- * cells. */
+ * the ring. */
 static void take_back_case(void)
 {
-    snprintf(g_case, sizeof g_case, "cells taken back");
+    snprintf(g_case, sizeof g_case, "ring taken back");
     char path[64];
     enum { N = 70, LINES = 64 }; /* LINES 8-byte messages fill the ring */
     if (g_rank == 0) {
         snprintf(path, sizeof path, "/tmp/sluice-short-test-%d", (int)getpid());
         unlink(path);
         EXPECT(MPI_Send(path, sizeof path, MPI_CHAR, 1, 70, W) == MPI_SUCCESS);
-        token_recv(1); /* rank 1 is outside MPI from now on */
+        MT_TOKEN_RECV(1, TOKEN); /* rank 1 is outside MPI from now on */
         unsigned long s0, r0, s1, r1;
         counts(&s0, &r0);
         unsigned char small[N][8], *big = malloc(500000);
@@ -368,7 +356,7 @@ static void take_back_case(void)
         fclose(f);
         EXPECT(MPI_Waitall(N + 1, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
         free(big);
-        token_recv(1); /* rank 1 has matched all of it */
+        MT_TOKEN_RECV(1, TOKEN); /* rank 1 has matched all of it */
         unlink(path);
         counts(&s0, &r0);
         EXPECT(MPI_Send(small[0], 8, MPI_BYTE, 1, 72, W) == MPI_SUCCESS);
@@ -377,7 +365,7 @@ static void take_back_case(void)
     } else if (g_rank == 1) {
         EXPECT(MPI_Recv(path, sizeof path, MPI_CHAR, 0, 70, W, MPI_STATUS_IGNORE) ==
                MPI_SUCCESS);
-        token_send(0); /* completes without polling: no cell taken after it */
+        MT_TOKEN_SEND(0, TOKEN); /* completes without polling: nothing taken from the ring after it */
         while (access(path, F_OK) != 0) usleep(1000);
         unsigned char b[8], *big = malloc(500000);
         MPI_Status st;
@@ -388,7 +376,7 @@ static void take_back_case(void)
         EXPECT(MPI_Recv(big, 500000, MPI_BYTE, 0, 71, W, &st) == MPI_SUCCESS);
         check(big, 500000, 500 + N, &st, 0);
         free(big);
-        token_send(0);
+        MT_TOKEN_SEND(0, TOKEN);
         EXPECT(MPI_Recv(b, 8, MPI_BYTE, 0, 72, W, &st) == MPI_SUCCESS);
         check(b, 8, 500, &st, 0);
     }

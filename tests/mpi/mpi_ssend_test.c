@@ -17,18 +17,6 @@
 
 static const MPI_Comm W = MPI_COMM_WORLD;
 
-static void token_send(int to, int tag)
-{
-    int t = tag;
-    EXPECT(MPI_Send(&t, 1, MPI_INT, to, tag, W) == MPI_SUCCESS);
-}
-
-static void token_recv(int from, int tag)
-{
-    int t = -1;
-    EXPECT(MPI_Recv(&t, 1, MPI_INT, from, tag, W, MPI_STATUS_IGNORE) == MPI_SUCCESS && t == tag);
-}
-
 /* The message waits unexpected: the synchronous send must not complete. */
 static void unexpected_first(int rank)
 {
@@ -38,17 +26,17 @@ static void unexpected_first(int rank)
         MPI_Request r;
         int flag = 1;
         EXPECT(MPI_Issend(v, 5, MPI_DOUBLE, 1, 1, W, &r) == MPI_SUCCESS);
-        token_recv(1, 2); /* rank 1 has the message in its unexpected queue */
+        MT_TOKEN_RECV(1, 2); /* rank 1 has the message in its unexpected queue */
         for (int i = 0; i < 100; i++) {
             EXPECT(MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
             EXPECT(!flag && r != MPI_REQUEST_NULL);
         }
-        token_send(1, 3); /* now receive it */
+        MT_TOKEN_SEND(1, 3); /* now receive it */
         EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && r == MPI_REQUEST_NULL);
     } else if (rank == 1) {
         EXPECT(MPI_Probe(0, 1, W, &st) == MPI_SUCCESS && st.MPI_SOURCE == 0);
-        token_send(0, 2);
-        token_recv(0, 3);
+        MT_TOKEN_SEND(0, 2);
+        MT_TOKEN_RECV(0, 3);
         EXPECT(MPI_Recv(w, 5, MPI_DOUBLE, 0, 1, W, &st) == MPI_SUCCESS);
         EXPECT(memcmp(v, w, sizeof v) == 0 && st.MPI_TAG == 1);
     }
@@ -61,19 +49,19 @@ static void receive_first(int rank)
     MPI_Request r;
     if (rank == 1) {
         EXPECT(MPI_Irecv(w, 3, MPI_INT, 0, 4, W, &r) == MPI_SUCCESS);
-        token_send(0, 5);
+        MT_TOKEN_SEND(0, 5);
         EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && w[0] == 7 && w[2] == 9);
     } else if (rank == 0) {
-        token_recv(1, 5);
+        MT_TOKEN_RECV(1, 5);
         EXPECT(MPI_Ssend(v, 3, MPI_INT, 1, 4, W) == MPI_SUCCESS);
         /* ready mode, the same way round */
-        token_recv(1, 7);
+        MT_TOKEN_RECV(1, 7);
         EXPECT(MPI_Rsend(v, 3, MPI_INT, 1, 6, W) == MPI_SUCCESS);
     }
     if (rank == 1) {
         memset(w, 0, sizeof w);
         EXPECT(MPI_Irecv(w, 3, MPI_INT, 0, 6, W, &r) == MPI_SUCCESS);
-        token_send(0, 7);
+        MT_TOKEN_SEND(0, 7);
         EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && w[1] == 8);
     }
 }
@@ -116,17 +104,17 @@ static void persistent_ssend(int rank)
         for (int round = 0; round < 3; round++) {
             x = 500 + round;
             EXPECT(MPI_Start(&r) == MPI_SUCCESS);
-            token_recv(2, 12); /* the message has arrived (rank 2 probed it) */
+            MT_TOKEN_RECV(2, 12); /* the message has arrived (rank 2 probed it) */
             EXPECT(MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag);
-            token_send(2, 13);
+            MT_TOKEN_SEND(2, 13);
             EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && r != MPI_REQUEST_NULL);
         }
         EXPECT(MPI_Request_free(&r) == MPI_SUCCESS && r == MPI_REQUEST_NULL);
     } else if (rank == 2) {
         for (int round = 0; round < 3; round++) {
             EXPECT(MPI_Probe(0, 11, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
-            token_send(0, 12);
-            token_recv(0, 13);
+            MT_TOKEN_SEND(0, 12);
+            MT_TOKEN_RECV(0, 13);
             EXPECT(MPI_Recv(&x, 1, MPI_INT, 0, 11, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
             EXPECT(x == 500 + round);
         }
@@ -170,13 +158,13 @@ static void buffered(int rank)
         }
         EXPECT(MPI_Request_free(&r) == MPI_SUCCESS && MPI_Type_free(&vec) == MPI_SUCCESS);
         EXPECT(MPI_Bsend(data, N, MPI_INT, MPI_PROC_NULL, 20, W) == MPI_SUCCESS);
-        token_send(1, 22);
+        MT_TOKEN_SEND(1, 22);
         EXPECT(MPI_Buffer_detach(&back, &back_size) == MPI_SUCCESS);
         EXPECT(back == mem && back_size == sz);
         EXPECT(MPI_Bsend(data, 1, MPI_INT, 1, 20, W) == MPI_ERR_BUFFER); /* detached */
         free(mem);
     } else if (rank == 1) {
-        token_recv(0, 22);
+        MT_TOKEN_RECV(0, 22);
         for (int m = 0; m < MSGS; m++) {
             EXPECT(MPI_Recv(got, N, MPI_INT, 0, 20, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
             for (int i = 0; i < N; i++) EXPECT(got[i] == m * 1000 + i);
