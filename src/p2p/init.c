@@ -59,11 +59,11 @@ const char *p2p_proto_name(int proto)
 
 static sl_status_t read_settings(void)
 {
-    long eager, hybrid, bounce, chunk, inflight, slow, trig, eq;
+    long eager, hybrid, bounce, chunk, first, inflight, slow, trig, eq;
     if (sl_param_int(SL_PARAM_EAGER_LIMIT, &eager) ||
         sl_param_int(SL_PARAM_HYBRID_LIMIT, &hybrid) ||
         sl_param_int(SL_PARAM_BOUNCE_SIZE, &bounce) ||
-        sl_param_int(SL_PARAM_RDRP_CHUNK, &chunk) ||
+        sl_param_int(SL_PARAM_RDRP_CHUNK, &chunk) || sl_param_int(SL_PARAM_RDRP_FIRST, &first) ||
         sl_param_int(SL_PARAM_RDRP_INFLIGHT, &inflight) ||
         sl_param_int(SL_PARAM_SINK_SLOWDOWN, &slow) ||
         sl_param_int(SL_PARAM_RDRP_TRIGGERED, &trig) || sl_param_int(SL_PARAM_P2P_EQ_SIZE, &eq))
@@ -87,6 +87,8 @@ static sl_status_t read_settings(void)
     P.hybrid_limit = (size_t)(hybrid > eager ? hybrid : eager);
     P.bounce_size = (size_t)bounce;
     P.rdrp_chunk = (size_t)chunk;
+    /* the first chunk may land in a bounce buffer, which keeps room for eager_limit */
+    P.rdrp_first = (size_t)(first < eager ? first : eager);
     P.rdrp_inflight = (size_t)inflight;
     P.eq_size = (size_t)eq;
     P.sink_slowdown = (unsigned)slow;

@@ -125,7 +125,7 @@ typedef struct p2p_state {
     boot_t *boot;
     int rank, size;
     p2p_proto_t proto;
-    size_t eager_limit, hybrid_limit, bounce_size, rdrp_chunk, rdrp_inflight, eq_size;
+    size_t eager_limit, hybrid_limit, bounce_size, rdrp_chunk, rdrp_first, rdrp_inflight, eq_size;
     unsigned sink_slowdown;
     bool rdrp_triggered;
     ptl_handle_ni_t ni;

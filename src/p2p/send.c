@@ -4,7 +4,7 @@
  *   EAGER      one put of the whole message (kind EAGER), no ack; done when
  *              PtlPut returns (up to the volatile size) or at SEND.
  *   SEND_RNDV  the buffer is exposed to gets (PT 10, match bits = nonce,
- *              match id = receiver); the first eager_limit bytes go with a
+ *              match id = receiver); the first rdrp_first bytes go with a
  *              put of kind RNDV, hdr_data = nonce << 40 | length; the
  *              receiver pulls the rest and sends FIN, which completes us.
  *   HYBRID     paper 003's hybrid: the message is copied to a library
@@ -254,7 +254,7 @@ static sl_status_t send_portals(p2p_req_t *r)
         P.stats.rr_used += rr;
         break;
     case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
-    default: st = send_rndv(r, dst, ctx, tag, P.eager_limit), P.stats.send_rndv++; break;
+    default: st = send_rndv(r, dst, ctx, tag, P.rdrp_first), P.stats.send_rndv++; break;
     }
     if (st != SL_OK) p2p_seq_unsend(dst, ctx, tag); /* it never started: keep the numbers aligned */
     return st;

@@ -63,6 +63,10 @@
     X(RDRP_CHUNK, "SLUICE_RDRP_CHUNK", INT, "2097152", 4096, 1073741824,                    \
       "bytes per get of the receiver-driven rendezvous (SEND_RNDV, paper 000 RDRP): a "     \
       "message over SLUICE_EAGER_LIMIT is pulled by the receiver in chunks of this size")   \
+    X(RDRP_FIRST, "SLUICE_RDRP_FIRST", INT, "8192", 0, 16777216,                           \
+      "bytes of a SEND_RNDV message that travel with its first put (the paper's first "    \
+      "chunk; at most SLUICE_EAGER_LIMIT); the receiver gets the rest.  Small, so the put " \
+      "goes in one packet: a larger first chunk is a second copy per message")            \
     X(RDRP_INFLIGHT, "SLUICE_RDRP_INFLIGHT", INT, "2", 1, 1024,                             \
       "rendezvous gets a receiver keeps outstanding per message (the paper's c)")           \
     X(RDRP_TRIGGERED, "SLUICE_RDRP_TRIGGERED", INT, "1", 0, 1,                              \
