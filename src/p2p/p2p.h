@@ -78,6 +78,8 @@ typedef struct p2p_stats {
     unsigned long short_resent; /* of those, taken back and sent by Portals (an eager put) */
     unsigned long eager, hybrid, send_rndv, recv_rndv, rdata_fallback, traditional, rr_sent,
         rr_used, rr_stale, rr_lost;
+    /* of recv_rndv, direct puts made with no RECEIVER_READY (both at once) */
+    unsigned long rdata_direct;
     unsigned long pulls_triggered, pulls_host; /* receiver side: how pulls were chained */
     unsigned long pull_max_inflight;           /* most gets a host-chained pull had out */
     /* sender side: HYBRID copies released because their counter showed every

@@ -217,6 +217,11 @@ uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag);
 void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq);
 void p2p_seq_unsend(int peer, unsigned ctx, int tag);
 void p2p_seq_rr_arrived(const ptl_event_t *ev);
+/* Does peer arrive together with us (stale RECEIVER_READYs, landed direct
+ * puts): should a large send to it put directly without a RECEIVER_READY? */
+bool p2p_seq_together(int peer);
+/* The ack of a direct put: it found its receive (landed) or the catcher. */
+void p2p_seq_direct_landed(int peer, bool landed);
 size_t p2p_seq_keys(void); /* buckets in use */
 
 /* short.c: the short-message path between processes of one host */

@@ -38,14 +38,16 @@
 /* Forced protocols (SLUICE_PROTOCOL) apply over the eager limit, as the
  * automatic choice does; eager forces EAGER for every size.  A test that
  * wants every message on one rendezvous protocol sets the limit to 0. */
-static p2p_proto_t choose(size_t len, bool sync, bool rr_stored)
+static p2p_proto_t choose(size_t len, bool sync, bool rr_stored, int dst)
 {
     if (P.proto == P2P_PROTO_EAGER || len <= P.eager_limit) return P2P_PROTO_EAGER;
     switch (P.proto) {
     case P2P_PROTO_AUTO:
         if (rr_stored) return P2P_PROTO_RECV_RNDV;
         /* HYBRID completes before any match: not a synchronous send */
-        return len <= P.hybrid_limit && !sync ? P2P_PROTO_HYBRID : P2P_PROTO_SEND_RNDV;
+        if (len <= P.hybrid_limit && !sync) return P2P_PROTO_HYBRID;
+        /* both at once: the receive will be there (seq.c) */
+        return p2p_seq_together(dst) ? P2P_PROTO_RECV_RNDV : P2P_PROTO_SEND_RNDV;
     case P2P_PROTO_HYBRID: return sync ? P2P_PROTO_SEND_RNDV : P2P_PROTO_HYBRID;
     default: return P.proto;
     }
@@ -233,14 +235,14 @@ static sl_status_t send_portals(p2p_req_t *r)
     unsigned ctx = r->ctx;
     size_t len = r->len;
     /* absorb RECEIVER_READYs that have come in before looking for one */
-    if (len > P.eager_limit && P.proto == P2P_PROTO_AUTO) {
+    if (len > P.eager_limit && (P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV)) {
         p2p_progress();
         p2p_rr_drain();
     }
     uint32_t seq;
     bool rr = p2p_seq_send(dst, ctx, tag, &seq);
     sl_status_t st;
-    p2p_proto_t proto = choose(len, r->sync, rr);
+    p2p_proto_t proto = choose(len, r->sync, rr, dst);
     if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET) {
         p2p_hybrid_reap(); /* copies already read make room */
         if (P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
@@ -252,6 +254,7 @@ static sl_status_t send_portals(p2p_req_t *r)
     case P2P_PROTO_RECV_RNDV:
         st = send_rdata(r, dst, ctx, tag), P.stats.recv_rndv++;
         P.stats.rr_used += rr;
+        P.stats.rdata_direct += !rr;
         break;
     case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
     default: st = send_rndv(r, dst, ctx, tag, P.rdrp_first), P.stats.send_rndv++; break;
@@ -361,9 +364,11 @@ void p2p_send_ack(p2p_req_t *r, const ptl_event_t *ev)
         unexpose(r);
         p2p_req_event(r);
     } else if (ev->ptl_list == PTL_PRIORITY_LIST) {
+        p2p_seq_direct_landed(r->dst, true);
         unexpose(r); /* delivered; nobody will read the exposed buffer */
         p2p_req_event(r);
     } else {
+        p2p_seq_direct_landed(r->dst, false);
         P.stats.rdata_fallback++; /* the receive pulls it later and sends FIN */
     }
 }

@@ -20,7 +20,20 @@
  * follows a stale or misattributed RECEIVER_READY still lands where MPI
  * matching says (see send.c), at worst in the catcher, from which its
  * receive pulls it.  Each stored RECEIVER_READY also keeps a fingerprint
- * of its key, so a shared bucket does not lend one key's hint to another. */
+ * of its key, so a shared bucket does not lend one key's hint to another.
+ *
+ * Both at once (DESIGN.md §4, Table 1's third column: RECV_RNDV).  When
+ * sender and receiver arrive together, the receive is posted by the time
+ * the message gets there, yet its RECEIVER_READY crosses the send and
+ * arrives stale: the sender saw none and chose SEND_RNDV, one more
+ * hand-shake and, before, a second copy.  Stale RECEIVER_READYs from a
+ * peer are the evidence that the pair arrives together: each raises the
+ * peer's score (at most TOGETHER_MAX).  While it is positive, a large send
+ * with no RECEIVER_READY stored goes as RECV_RNDV's direct put all the
+ * same (send.c).  One that finds no receive lands in the catcher and is
+ * pulled like a SEND_RNDV; its ack says so, and lowers the score by two,
+ * so a pair whose sender is early goes back to SEND_RNDV.  (A sender-early
+ * pair sends no RECEIVER_READYs at all: the receive matches at once.) */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -29,6 +42,7 @@
 #include <string.h>
 
 #define RR_KEEP 4 /* future RECEIVER_READYs kept per bucket; more are dropped (a hint lost) */
+#define TOGETHER_MAX 16
 
 typedef struct seq_rr {
     uint32_t seq; /* the receive's number */
@@ -45,6 +59,7 @@ typedef struct seq_ent {
 static struct {
     seq_ent_t *tab; /* zero pages until touched: an idle table costs no memory */
     size_t mask, used;
+    int8_t *together; /* per peer: the evidence that it arrives together with us */
 } S;
 
 static uint64_t mix(uint64_t k)
@@ -76,12 +91,14 @@ sl_status_t p2p_seq_init(void)
     S.mask = (size_t)n - 1;
     S.used = 0;
     S.tab = calloc((size_t)n, sizeof *S.tab);
-    return S.tab ? SL_OK : SL_ERR_NOMEM;
+    S.together = calloc((size_t)P.size, sizeof *S.together);
+    return S.tab && S.together ? SL_OK : SL_ERR_NOMEM;
 }
 
 void p2p_seq_fini(void)
 {
     free(S.tab);
+    free(S.together);
     memset(&S, 0, sizeof S);
 }
 
@@ -104,13 +121,20 @@ static seq_ent_t *seq_find(int sender, int receiver, unsigned ctx, int tag, uint
     return e;
 }
 
-/* Forget stored RECEIVER_READYs for sends already made. */
-static void rr_prune(seq_ent_t *e)
+static void together_add(int peer, int d);
+
+/* Forget stored RECEIVER_READYs for sends already made (by another
+ * protocol: their receives were posted before the message came). */
+static void rr_prune(seq_ent_t *e, int peer)
 {
     unsigned k = 0;
     for (unsigned i = 0; i < e->n_rr; i++) {
-        if ((int32_t)(e->rr[i].seq - e->sent) >= 0) e->rr[k++] = e->rr[i];
-        else P.stats.rr_stale++;
+        if ((int32_t)(e->rr[i].seq - e->sent) >= 0) {
+            e->rr[k++] = e->rr[i];
+        } else {
+            P.stats.rr_stale++;
+            together_add(peer, 1);
+        }
     }
     e->n_rr = (uint8_t)k;
 }
@@ -137,7 +161,7 @@ bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq)
         e->rr[i] = e->rr[--e->n_rr];
         found = true;
     }
-    rr_prune(e);
+    rr_prune(e, peer);
     return found;
 }
 
@@ -165,6 +189,23 @@ void p2p_seq_unsend(int peer, unsigned ctx, int tag)
     if (e->sent) e->sent--;
 }
 
+static void together_add(int peer, int d)
+{
+    if (!S.together || peer < 0 || peer >= P.size) return;
+    int v = S.together[peer] + d;
+    S.together[peer] = (int8_t)(v < 0 ? 0 : v > TOGETHER_MAX ? TOGETHER_MAX : v);
+}
+
+bool p2p_seq_together(int peer)
+{
+    return seq_used() && S.together && peer >= 0 && peer < P.size && S.together[peer] > 0;
+}
+
+void p2p_seq_direct_landed(int peer, bool landed)
+{
+    together_add(peer, landed ? 1 : -2);
+}
+
 void p2p_seq_rr_arrived(const ptl_event_t *ev)
 {
     if (!seq_used()) return; /* (a peer with another SLUICE_PROTOCOL: a useless hint) */
@@ -173,8 +214,13 @@ void p2p_seq_rr_arrived(const ptl_event_t *ev)
     int tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
     uint32_t seq = (uint32_t)ev->hdr_data, fp;
     seq_ent_t *e = seq_find(P.rank, peer, ctx, tag, &fp); /* we are its sender */
-    if ((int32_t)(seq - e->sent) < 0 || e->n_rr == RR_KEEP) {
-        P.stats.rr_stale++; /* that send went already (or too many ahead) */
+    if ((int32_t)(seq - e->sent) < 0) {
+        P.stats.rr_stale++; /* that send went already: it crossed this notice */
+        together_add(peer, 1);
+        return;
+    }
+    if (e->n_rr == RR_KEEP) {
+        P.stats.rr_stale++; /* too many ahead */
         return;
     }
     e->rr[e->n_rr++] = (seq_rr_t){.seq = seq, .fp = fp};

@@ -8,9 +8,12 @@
  * HYBRID copies are released by their byte counter after a full receive
  * and by FIN after a truncating one: the sender's counts of each must match
  * the cases.  Then: RECEIVER_READY suppressed for ANY_SOURCE, a RECEIVER_READY made
- * stale by an eager message on the same tag, and a receive cancelled after
+ * stale by an eager message on the same tag, a receive cancelled after
  * announcing itself (the direct put lands in the catcher and is pulled by
- * the next receive). */
+ * the next receive), and "both at once": after a stale RECEIVER_READY a
+ * large send puts directly with none, into a posted wildcard receive, or,
+ * when the sender is in fact first, into the catcher, after which the
+ * next send is SEND_RNDV again. */
 #include "p2p/p2p.h"
 
 #include <mpi.h>
@@ -62,7 +65,18 @@ static unsigned expected(size_t n, int order, int sync)
     unsigned first = (n <= g_hybrid_limit && !sync) ? 1u << P_HYBRID : 1u << P_SEND_RNDV;
     if (order == RECEIVER_FIRST) return 1u << P_RECV_RNDV;
     if (order == TOGETHER) return first | 1u << P_RECV_RNDV;
+    /* a direct put when earlier RECEIVER_READYs went stale (seq.c); the
+     * sender checks that it then found no receive */
+    if (first == 1u << P_SEND_RNDV) return first | 1u << P_RECV_RNDV;
     return first;
+}
+
+static void direct_counts(unsigned long *direct, unsigned long *fallback)
+{
+    p2p_stats_t s;
+    p2p_get_stats(&s);
+    *direct = s.rdata_direct;
+    *fallback = s.rdata_fallback;
 }
 
 /* Returns the protocol used (-1: eager). */
@@ -115,13 +129,23 @@ static void sender(size_t n, int order, int sync, int tag, unsigned allowed, int
     /* the receive is posted, its RR sent */
     if (order == RECEIVER_FIRST) MT_TOKEN_RECV(1, TOKEN_TAG);
     if (order == TOGETHER) MPI_Barrier(W);
+    unsigned long direct0, fallback0, direct1, fallback1;
     proto_counts(before);
+    direct_counts(&direct0, &fallback0);
     EXPECT((sync ? MPI_Issend : MPI_Isend)(buf, (int)n, MPI_BYTE, 1, tag, W, &r) == MPI_SUCCESS);
-    if (check_protocol(before, allowed ? allowed : expected(n, order, sync)) == P_HYBRID)
-        *(trunc ? &g_hybrid_trunc : &g_hybrid_full) += 1;
+    int used = check_protocol(before, allowed ? allowed : expected(n, order, sync));
+    if (used == P_HYBRID) *(trunc ? &g_hybrid_trunc : &g_hybrid_full) += 1;
     /* the header is there before the token */
     if (order == SENDER_FIRST) MT_TOKEN_SEND(1, TOKEN_TAG);
     EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    direct_counts(&direct1, &fallback1);
+    /* receiver first: the put lands in the receive; announced (a specific
+     * receive), the RECEIVER_READY was used, no guess */
+    if (order == RECEIVER_FIRST && used == P_RECV_RNDV) EXPECT(fallback1 == fallback0);
+    if (order == RECEIVER_FIRST && !allowed) EXPECT(direct1 == direct0);
+    /* sender first, yet a direct put: it found no receive, the catcher took it */
+    if (order == SENDER_FIRST && used == P_RECV_RNDV)
+        EXPECT(direct1 == direct0 + 1 && fallback1 == fallback0 + 1);
     free(buf);
 }
 
@@ -274,6 +298,74 @@ static void cancelled_rr(int rank)
     }
 }
 
+/* Both at once (DESIGN.md §4 third column; seq.c).  A RECEIVER_READY
+ * made stale (an eager message takes its receive) is the evidence; the
+ * next large send with no RECEIVER_READY for it puts directly: into a
+ * posted ANY_TAG receive (which sends none), the ack from the priority
+ * list completing it without FIN.  Then the sender is first for real:
+ * each direct put lands in the catcher, is pulled, and lowers the
+ * evidence, so within TOGETHER_MAX / 2 + 1 sends they are SEND_RNDV again
+ * (how many depends on the evidence earlier cases left). */
+static void both_at_once(int rank)
+{
+    if (strcmp(g_mode, "auto") != 0) return;
+    size_t n = g_large;
+    unsigned char *a = malloc(n), *b = malloc(n);
+    EXPECT(a && b);
+    MPI_Request r;
+    MPI_Status st;
+    int more = 1;
+    if (rank == 0) {
+        unsigned long before[P_N], d0, f0, d1, f1;
+        snprintf(g_case, sizeof g_case, "auto: both at once, stale RECEIVER_READY");
+        MT_TOKEN_RECV(1, TOKEN_TAG); /* a large receive on 800 is posted and announced */
+        EXPECT(MPI_Send(a, 10, MPI_BYTE, 1, 800, W) == MPI_SUCCESS);
+        MT_TOKEN_RECV(1, TOKEN_TAG); /* taken; an ANY_TAG receive is posted */
+        snprintf(g_case, sizeof g_case, "auto: both at once, direct put into a wildcard receive");
+        for (size_t i = 0; i < n; i++) a[i] = pat(i, 801), b[i] = pat(i, 802);
+        proto_counts(before);
+        direct_counts(&d0, &f0);
+        EXPECT(MPI_Send(a, (int)n, MPI_BYTE, 1, 801, W) == MPI_SUCCESS);
+        check_protocol(before, 1u << P_RECV_RNDV);
+        direct_counts(&d1, &f1);
+        EXPECT(d1 == d0 + 1 && f1 == f0);
+        for (int k = 0; more; k++) {
+            snprintf(g_case, sizeof g_case, "auto: both at once, sender first, send %d", k);
+            EXPECT(k <= 9);
+            proto_counts(before);
+            direct_counts(&d0, &f0);
+            EXPECT(MPI_Isend(b, (int)n, MPI_BYTE, 1, 802, W, &r) == MPI_SUCCESS);
+            /* the first certainly direct: the put before it landed */
+            int used = check_protocol(before, k ? 1u << P_RECV_RNDV | 1u << P_SEND_RNDV
+                                                : 1u << P_RECV_RNDV);
+            more = used == P_RECV_RNDV;
+            EXPECT(MPI_Send(&more, 1, MPI_INT, 1, TOKEN_TAG, W) == MPI_SUCCESS);
+            EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            direct_counts(&d1, &f1);
+            EXPECT(d1 == d0 + (unsigned long)more && f1 == f0 + (unsigned long)more);
+        }
+    } else {
+        snprintf(g_case, sizeof g_case, "auto: both at once (receiver)");
+        EXPECT(MPI_Irecv(a, (int)n, MPI_BYTE, 0, 800, W, &r) == MPI_SUCCESS);
+        MT_TOKEN_SEND(0, TOKEN_TAG);
+        EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS && st.MPI_TAG == 800);
+        memset(a, 0, n);
+        EXPECT(MPI_Irecv(a, (int)n, MPI_BYTE, 0, MPI_ANY_TAG, W, &r) == MPI_SUCCESS);
+        MT_TOKEN_SEND(0, TOKEN_TAG);
+        EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS && st.MPI_TAG == 801);
+        EXPECT_BYTES(a, n, i, pat(i, 801));
+        while (more) {
+            /* the header is here before this */
+            EXPECT(MPI_Recv(&more, 1, MPI_INT, 0, TOKEN_TAG, W, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            memset(b, 0, n);
+            EXPECT(MPI_Recv(b, (int)n, MPI_BYTE, 0, 802, W, &st) == MPI_SUCCESS);
+            EXPECT_BYTES(b, n, i, pat(i, 802));
+        }
+    }
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -295,6 +387,8 @@ int main(int argc, char **argv)
     any_source(rank);
     stale_rr(rank);
     cancelled_rr(rank);
+    MPI_Barrier(W);
+    both_at_once(rank);
     MPI_Barrier(W);
     /* only the announcing protocols number receives and sends */
     snprintf(g_case, sizeof g_case, "%s: sequence table", g_mode);
