@@ -12,15 +12,12 @@
 set -u
 mode=${MODE:-lat}
 rounds=${1:-5}
-src=$(dirname "$0")/mpi_lat8.c
-key=lat8
-fmt=%8.3f
-iters=${2:-100000}
 if [ "$mode" = bw ]; then
-    src=$(dirname "$0")/mpi_bw.c
-    key=bw
-    fmt=%8.0f
-    iters=${2:-4096}
+    src=$(dirname "$0")/mpi_bw.c key=bw fmt=%8.0f iters=${2:-4096} sizes=${SIZES:-1048576}
+    title="windowed bandwidth (64 in flight), MB/s: $rounds alternated rounds of $iters MiB per point"
+else
+    src=$(dirname "$0")/mpi_lat8.c key=lat8 fmt=%8.3f iters=${2:-100000} sizes=${SIZES:-8}
+    title="one-way latency, us: $rounds alternated rounds of $iters round trips (fewer above 1 KiB)"
 fi
 shift 2 2>/dev/null || set --
 [ $# -gt 0 ] || set -- build
@@ -33,18 +30,16 @@ for b in "$@"; do
 done
 have_mpich=0
 mpicc.mpich -O2 -o "$tmp/mpich" "$src" 2>/dev/null && have_mpich=1
-default_size=8
-[ "$mode" = bw ] && default_size=1048576
-sizes=${SIZES:-$default_size}
 for r in $(seq "$rounds"); do
     for sz in $sizes; do
-        n=$iters
-        [ "$sz" -gt 1024 ] && n=$((iters * 1024 / sz))
-        [ "$n" -lt 2000 ] && n=2000
-        if [ "$mode" = bw ]; then
+        if [ "$mode" = bw ]; then # windows of 64 messages
             n=$((iters * 1048576 / 64 / sz))
             [ "$n" -lt 8 ] && n=8
             [ "$n" -gt 5000 ] && n=5000
+        else
+            n=$iters
+            [ "$sz" -gt 1024 ] && n=$((iters * 1024 / sz))
+            [ "$n" -lt 2000 ] && n=2000
         fi
         i=0
         for b in "$@"; do
@@ -59,11 +54,7 @@ for r in $(seq "$rounds"); do
         fi
     done
 done > "$tmp/all"
-if [ "$mode" = bw ]; then
-    echo "# windowed bandwidth (64 in flight), MB/s: $rounds alternated rounds of $iters MiB per point"
-else
-    echo "# one-way latency, us: $rounds alternated rounds of $iters round trips (fewer above 1 KiB)"
-fi
+echo "# $title"
 for sz in $sizes; do
 awk -v sz="$sz" -v fmt="$fmt" '
 $2 != sz { next }

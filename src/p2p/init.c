@@ -256,8 +256,7 @@ static void print_stats(void)
     fprintf(stderr,
             "sluice p2p rank %d [%s]: short %lu (resent %lu) eager %lu hybrid %lu send_rndv %lu "
             "recv_rndv %lu (direct %lu, fallback %lu) traditional %lu; HYBRID copies released "
-            "by counter %lu "
-            "by FIN %lu; "
+            "by counter %lu by FIN %lu; "
             "RECEIVER_READY sent %lu used %lu stale %lu lost %lu; pulls "
             "triggered %lu host %lu (at most %lu gets out)\n",
             P.rank, p2p_proto_name(P.proto), s->short_msgs, s->short_resent, s->eager, s->hybrid,

@@ -157,6 +157,14 @@ typedef struct p2p_state {
 
 extern p2p_state_t P;
 
+/* Do receives announce themselves (RECEIVER_READY) and the two sides number
+ * their messages (seq.c)?  Only under the protocols that use the notices:
+ * auto and forced recv_rndv. */
+static inline bool p2p_announcing(void)
+{
+    return P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV;
+}
+
 /* init.c */
 sl_status_t p2p_bounce_add(void);
 const char *p2p_proto_name(int proto);

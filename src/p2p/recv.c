@@ -86,9 +86,7 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
          * the engine moves it while the application computes after
          * MPI_Irecv; one that matched needs no RECEIVER_READY */
         p2p_progress();
-        if (!r->wild && !r->matched && P.wild_pending == 0 &&
-            (P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV))
-            receiver_ready(r);
+        if (!r->wild && !r->matched && P.wild_pending == 0 && p2p_announcing()) receiver_ready(r);
     }
     *out = r;
     return SL_OK;

@@ -235,7 +235,7 @@ static sl_status_t send_portals(p2p_req_t *r)
     unsigned ctx = r->ctx;
     size_t len = r->len;
     /* absorb RECEIVER_READYs that have come in before looking for one */
-    if (len > P.eager_limit && (P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV)) {
+    if (len > P.eager_limit && p2p_announcing()) {
         p2p_progress();
         p2p_rr_drain();
     }

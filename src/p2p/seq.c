@@ -121,7 +121,13 @@ static seq_ent_t *seq_find(int sender, int receiver, unsigned ctx, int tag, uint
     return e;
 }
 
-static void together_add(int peer, int d);
+/* Both at once: the evidence for peer, kept within 0..TOGETHER_MAX. */
+static void together_add(int peer, int d)
+{
+    if (!S.together || peer < 0 || peer >= P.size) return;
+    int v = S.together[peer] + d;
+    S.together[peer] = (int8_t)(v < 0 ? 0 : v > TOGETHER_MAX ? TOGETHER_MAX : v);
+}
 
 /* Forget stored RECEIVER_READYs for sends already made (by another
  * protocol: their receives were posted before the message came). */
@@ -139,18 +145,10 @@ static void rr_prune(seq_ent_t *e, int peer)
     e->n_rr = (uint8_t)k;
 }
 
-/* Only the protocols that announce receives number them: under the
- * other forced protocols no RECEIVER_READY is sent or used, and the table
- * is left alone. */
-static bool seq_used(void)
-{
-    return P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV;
-}
-
 bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq)
 {
     *seq = 0;
-    if (!seq_used()) return false;
+    if (!p2p_announcing()) return false;
     uint32_t fp;
     seq_ent_t *e = seq_find(P.rank, peer, ctx, tag, &fp);
     *seq = e->sent++;
@@ -167,7 +165,7 @@ bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq)
 
 uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag)
 {
-    if (!seq_used()) return 0;
+    if (!p2p_announcing()) return 0;
     return seq_find(peer, P.rank, ctx, tag, NULL)->posted++;
 }
 
@@ -176,7 +174,7 @@ uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag)
  * ahead and their RECEIVER_READYs become useless hints. */
 void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq)
 {
-    if (!seq_used()) return;
+    if (!p2p_announcing()) return;
     seq_ent_t *e = seq_find(peer, P.rank, ctx, tag, NULL);
     if (e->posted == seq + 1) e->posted = seq;
 }
@@ -184,21 +182,14 @@ void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq)
 /* The last send numbered on this key did not start. */
 void p2p_seq_unsend(int peer, unsigned ctx, int tag)
 {
-    if (!seq_used()) return;
+    if (!p2p_announcing()) return;
     seq_ent_t *e = seq_find(P.rank, peer, ctx, tag, NULL);
     if (e->sent) e->sent--;
 }
 
-static void together_add(int peer, int d)
-{
-    if (!S.together || peer < 0 || peer >= P.size) return;
-    int v = S.together[peer] + d;
-    S.together[peer] = (int8_t)(v < 0 ? 0 : v > TOGETHER_MAX ? TOGETHER_MAX : v);
-}
-
 bool p2p_seq_together(int peer)
 {
-    return seq_used() && S.together && peer >= 0 && peer < P.size && S.together[peer] > 0;
+    return p2p_announcing() && S.together && peer >= 0 && peer < P.size && S.together[peer] > 0;
 }
 
 void p2p_seq_direct_landed(int peer, bool landed)
@@ -208,7 +199,7 @@ void p2p_seq_direct_landed(int peer, bool landed)
 
 void p2p_seq_rr_arrived(const ptl_event_t *ev)
 {
-    if (!seq_used()) return; /* (a peer with another SLUICE_PROTOCOL: a useless hint) */
+    if (!p2p_announcing()) return; /* (a peer with another SLUICE_PROTOCOL: a useless hint) */
     int peer = (int)ev->initiator.rank;
     unsigned ctx = (unsigned)((ev->match_bits >> MB_CTX_SHIFT) & P2P_CTX_MAX);
     int tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
