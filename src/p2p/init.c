@@ -254,12 +254,13 @@ static void print_stats(void)
 {
     const p2p_stats_t *s = &P.stats;
     fprintf(stderr,
-            "sluice p2p rank %d [%s]: short %lu (resent %lu) eager %lu hybrid %lu send_rndv %lu "
+            "sluice p2p rank %d [%s]: short %lu (resent %lu, back %lu) eager %lu hybrid %lu send_rndv %lu "
             "recv_rndv %lu (direct %lu, fallback %lu) traditional %lu; HYBRID copies released "
             "by counter %lu by FIN %lu; "
             "RECEIVER_READY sent %lu used %lu stale %lu lost %lu; pulls "
             "triggered %lu host %lu (at most %lu gets out)\n",
-            P.rank, p2p_proto_name(P.proto), s->short_msgs, s->short_resent, s->eager, s->hybrid,
+            P.rank, p2p_proto_name(P.proto), s->short_msgs, s->short_resent,
+            s->short_back, s->eager, s->hybrid,
             s->send_rndv, s->recv_rndv, s->rdata_direct,
             s->rdata_fallback, s->traditional, s->hybrid_by_counter, s->hybrid_by_fin, s->rr_sent,
             s->rr_used, s->rr_stale, s->rr_lost,

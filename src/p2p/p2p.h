@@ -76,6 +76,7 @@ sl_status_t p2p_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
 typedef struct p2p_stats {
     unsigned long short_msgs;   /* sent through short-message rings (same host) */
     unsigned long short_resent; /* of those, taken back and sent by Portals (an eager put) */
+    unsigned long short_back;   /* went back to the start of an emptied ring early (hot start) */
     unsigned long eager, hybrid, send_rndv, recv_rndv, rdata_fallback, traditional, rr_sent,
         rr_used, rr_stale, rr_lost;
     /* of recv_rndv, direct puts made with no RECEIVER_READY (both at once) */

@@ -93,6 +93,10 @@
       "each rank's shared heap; a message takes 16 bytes plus its length in 64-byte "      \
       "lines (1,024 messages of up to 48 bytes, or 7 of 8 KiB); when it is full and its "   \
       "receiver does not read it, the sender switches to Portals")                         \
+    X(SHORT_HOT, "SLUICE_SHORT_HOT", INT, "8192", 0, 16777216,                              \
+      "bytes at the start of a short-message ring that a sender reuses: a message that "    \
+      "would pass them into a ring its receiver has emptied goes back to the start, so a "  \
+      "conversation keeps its lines in the caches (0, or the ring's size: walk it all)")   \
     X(SPIN_US, "SLUICE_SPIN_US", INT, "50", 0, 1000000,                                     \
       "microseconds a waiting rank polls (spinning, then yielding) before it sleeps on "    \
       "its futex (longer when waits are usually longer, up to 1 ms; at most 10 us when "    \
