@@ -246,6 +246,19 @@ static void pause_turn(void)
 
 /* ---- sending ------------------------------------------------------------------------------ */
 
+/* Where tx is in the ring. */
+static uint32_t ring_off(const sh_peer_t *p)
+{
+    return (uint32_t)(p->tx & (p->lines - 1));
+}
+
+/* Would a message of k lines at offset off pass the ring's hot start (and
+ * so go back to the start if the ring were empty)? */
+static bool past_hot(const sh_peer_t *p, uint32_t off, uint32_t k)
+{
+    return off && off + k > p->hot;
+}
+
 /* Lines to leave (a skip head) before a message of k lines at tx: up to
  * the ring's end where the message would pass it; also where it would
  * pass the ring's hot start and the receiver has read everything (as far
@@ -254,10 +267,16 @@ static void pause_turn(void)
  * stream, whose ring is never empty, uses all of it. */
 static uint32_t gap(const sh_peer_t *p, uint32_t k)
 {
-    uint32_t off = (uint32_t)(p->tx & (p->lines - 1));
-    if (off + k > p->lines || (off && off + k > p->hot && p->cons == p->tx))
-        return p->lines - off;
+    uint32_t off = ring_off(p);
+    if (off + k > p->lines || (past_hot(p, off, k) && p->cons == p->tx)) return p->lines - off;
     return 0;
+}
+
+/* Do a message of k lines and the skip it needs fit, by what we know of
+ * the receiver's reading? */
+static bool fits(const sh_peer_t *p, uint32_t k)
+{
+    return p->tx + gap(p, k) + k - p->cons <= p->lines;
 }
 
 /* Room at tx for a message of k lines and the skip it may need.  The
@@ -266,12 +285,12 @@ static uint32_t gap(const sh_peer_t *p, uint32_t k)
  * start (is the ring empty?). */
 static bool room(sh_peer_t *p, uint32_t k)
 {
-    uint32_t off = (uint32_t)(p->tx & (p->lines - 1));
-    bool ask = !p->asked && off && off + k > p->hot && off + k <= p->lines && p->cons != p->tx;
-    if (!ask && p->tx + gap(p, k) + k - p->cons <= p->lines) return true;
+    uint32_t off = ring_off(p);
+    bool ask = !p->asked && p->cons != p->tx && off + k <= p->lines && past_hot(p, off, k);
+    if (!ask && fits(p, k)) return true;
     p->asked |= ask;
     p->cons = atomic_load_explicit(&p->out->consumed, memory_order_acquire);
-    return p->tx + gap(p, k) + k - p->cons <= p->lines;
+    return fits(p, k);
 }
 
 /* The ring is full.  While its receiver keeps reading, wait for room,
@@ -305,7 +324,7 @@ static void post(sh_peer_t *p, uint32_t len, uint32_t tag, uint32_t ctx, uint32_
     /* publishes the message, and is the full fence the sleeper check needs */
     atomic_exchange_explicit(&c->seq, SH_SEQ(p->tx), memory_order_seq_cst);
     p->tx += k;
-    if (!(p->tx & (p->lines - 1))) p->asked = false; /* a new pass */
+    if (!ring_off(p)) p->asked = false; /* a new pass */
 }
 
 /* Put a message at tx (room() said it fits) and wake the receiver if it
