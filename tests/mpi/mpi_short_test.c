@@ -328,6 +328,36 @@ static void wrap_case(void)
     MPI_Barrier(W);
 }
 
+/* Rank 1 stays outside MPI while rank 0 sends: a file handshake, not a
+ * sleep inside MPI (which would poll the rings).  Rank 0 calls away_begin
+ * (rank 1 is away when it returns), then away_end (rank 1 may come back),
+ * and removes the file once rank 1 has said it is back; rank 1 calls away,
+ * which returns at away_end.  tag: of the message naming the file. */
+static char g_away[64];
+
+static void away_begin(int tag)
+{
+    snprintf(g_away, sizeof g_away, "/tmp/sluice-short-test-%d", (int)getpid());
+    unlink(g_away);
+    EXPECT(MPI_Send(g_away, sizeof g_away, MPI_CHAR, 1, tag, W) == MPI_SUCCESS);
+    MT_TOKEN_RECV(1, TOKEN); /* rank 1 is outside MPI from now on */
+}
+
+static void away_end(void)
+{
+    FILE *f = fopen(g_away, "w");
+    EXPECT(f);
+    fclose(f);
+}
+
+static void away(int tag)
+{
+    EXPECT(MPI_Recv(g_away, sizeof g_away, MPI_CHAR, 0, tag, W, MPI_STATUS_IGNORE) ==
+           MPI_SUCCESS);
+    MT_TOKEN_SEND(0, TOKEN); /* completes without polling: nothing taken from the ring after it */
+    while (access(g_away, F_OK) != 0) usleep(1000);
+}
+
 /* Rank 1 stays out of MPI while rank 0 fills its ring and then sends a
  * rendezvous message: rank 0 must take every message back and send those by
  * Portals first.  Once rank 1 has matched everything, rank 0 is back on
@@ -335,13 +365,9 @@ static void wrap_case(void)
 static void take_back_case(void)
 {
     snprintf(g_case, sizeof g_case, "ring taken back");
-    char path[64];
     enum { N = 70, LINES = 64 }; /* LINES 8-byte messages fill the ring */
     if (g_rank == 0) {
-        snprintf(path, sizeof path, "/tmp/sluice-short-test-%d", (int)getpid());
-        unlink(path);
-        EXPECT(MPI_Send(path, sizeof path, MPI_CHAR, 1, 70, W) == MPI_SUCCESS);
-        MT_TOKEN_RECV(1, TOKEN); /* rank 1 is outside MPI from now on */
+        away_begin(70);
         unsigned long s0, r0, s1, r1;
         counts(&s0, &r0);
         unsigned char small[N][8], *big = malloc(500000);
@@ -358,22 +384,17 @@ static void take_back_case(void)
             fprintf(stderr, "short %lu, taken back %lu (want %d, %d)\n", s1 - s0, r1 - r0,
                     LINES, LINES);
         EXPECT(s1 - s0 == LINES && r1 - r0 == LINES);
-        FILE *f = fopen(path, "w");
-        EXPECT(f);
-        fclose(f);
+        away_end();
         EXPECT(MPI_Waitall(N + 1, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
         free(big);
         MT_TOKEN_RECV(1, TOKEN); /* rank 1 has matched all of it */
-        unlink(path);
+        unlink(g_away);
         counts(&s0, &r0);
         EXPECT(MPI_Send(small[0], 8, MPI_BYTE, 1, 72, W) == MPI_SUCCESS);
         counts(&s1, &r1);
         EXPECT(s1 - s0 == 1 && r1 == r0);
     } else if (g_rank == 1) {
-        EXPECT(MPI_Recv(path, sizeof path, MPI_CHAR, 0, 70, W, MPI_STATUS_IGNORE) ==
-               MPI_SUCCESS);
-        MT_TOKEN_SEND(0, TOKEN); /* completes without polling: nothing taken from the ring after it */
-        while (access(path, F_OK) != 0) usleep(1000);
+        away(70);
         unsigned char b[8], *big = malloc(500000);
         MPI_Status st;
         for (unsigned k = 0; k < N; k++) {
@@ -452,12 +473,8 @@ static void hot_case(void)
     MPI_Barrier(W);
 
     unsigned n = lines - 2; /* 8-byte messages: one line each */
-    char path[64];
     if (g_rank == 0) {
-        snprintf(path, sizeof path, "/tmp/sluice-short-hot-%d", (int)getpid());
-        unlink(path);
-        EXPECT(MPI_Send(path, sizeof path, MPI_CHAR, 1, 92, W) == MPI_SUCCESS);
-        MT_TOKEN_RECV(1, TOKEN); /* rank 1 is outside MPI from now on */
+        away_begin(92);
         counts(&s0, &r0);
         b0 = backs();
         for (unsigned k = 0; k < n; k++) {
@@ -469,16 +486,11 @@ static void hot_case(void)
             fprintf(stderr, "short %lu of %u, taken back %lu, went back %lu\n", s1 - s0, n,
                     r1 - r0, backs() - b0);
         EXPECT(s1 - s0 == n && r1 == r0 && backs() == b0);
-        FILE *f = fopen(path, "w");
-        EXPECT(f);
-        if (f) fclose(f);
+        away_end();
         MT_TOKEN_RECV(1, TOKEN);
-        unlink(path);
+        unlink(g_away);
     } else if (g_rank == 1) {
-        EXPECT(MPI_Recv(path, sizeof path, MPI_CHAR, 0, 92, W, MPI_STATUS_IGNORE) ==
-               MPI_SUCCESS);
-        MT_TOKEN_SEND(0, TOKEN);
-        while (access(path, F_OK) != 0) usleep(1000);
+        away(92);
         for (unsigned k = 0; k < n; k++) {
             EXPECT(MPI_Recv(b, 8, MPI_BYTE, 0, 93, W, &st) == MPI_SUCCESS);
             check(b, 8, 9000 + k, &st, 0);
