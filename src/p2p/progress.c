@@ -288,18 +288,22 @@ bool p2p_test(p2p_req_t *r, p2p_status_t *st)
 sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
 {
     uint64_t until = 0;
-    unsigned polls = 0;
     while (!r->done) {
         /* while a ring message could complete r, poll the rings for a while
-         * (an engine wait would not see a message arrive there); a full
-         * pass, events then rings, when one is there and every 16 polls.
-         * Only a receive that has not matched can: a send, or a receive
+         * (an engine wait would not see a message arrive there).  A message
+         * there is taken without entering the engine (short.c stops at one
+         * that needs the events handled first: then a full pass); every
+         * 16th poll is a full pass, events then rings, so a conversation on
+         * the rings still handles the events of the others.  Only a receive that has not matched can: a send, or a receive
          * whose data the engine is moving, waits in the engine at once,
          * where it serves the peer's gets and helps with its copies
          * (a ring spin did neither: 1 MiB windowed bandwidth was 0.8-0.9
          * of the forced SEND_RNDV's, which has no rings) */
         if (p2p_short_active() && r->kind == RQ_RECV && !r->matched) {
-            if (((++polls & 15) == 0 || p2p_short_pending()) && p2p_progress()) {
+            int n = 0;
+            if ((++P.spin_polls & 15) == 0) n = p2p_progress();
+            else if (p2p_short_pending() && (n = p2p_short_poll_quick()) < 0) n = p2p_progress();
+            if (n > 0) {
                 until = 0;
                 continue;
             }

@@ -503,6 +503,19 @@ void p2p_short_flush_for(const p2p_req_t *r)
     if (S.deferred) flush_deferred(r->src == P2P_ANY_SOURCE ? -1 : r->src);
 }
 
+/* Would the head c claim a receive on the engine's list?  Its unlink is
+ * safe from stale handles only after the events were handled. */
+static bool claims_engine(int src, const sh_head_t *c)
+{
+    if (c->ctx == SH_MARK || c->ctx == SH_SKIP) return false;
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &S.posted) {
+        const p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
+        if (key_matches(r->src, r->tag, r->ctx, src, c->tag, c->ctx)) return !r->deferred;
+    }
+    return false;
+}
+
 /* The oldest posted receive the message matches and we can take from the
  * engine; NULL if none. */
 static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx)
@@ -545,8 +558,10 @@ static uint32_t read_span(const sh_head_t *c, uint64_t n, int src)
     return k;
 }
 
-/* Take src's messages in order. */
-static int take(int src)
+/* Take src's messages in order.  quick: the events may not have been
+ * handled; stop (*stopped) at a message that would claim a receive on the
+ * engine's list, and leave it in the ring. */
+static int take(int src, bool quick, bool *stopped)
 {
     sh_peer_t *p = &S.peers[src];
     int n = 0;
@@ -557,6 +572,11 @@ static int take(int src)
             !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
                                                      memory_order_relaxed))
             break; /* empty, or taken back by the sender */
+        if (quick && claims_engine(src, c)) { /* unclaimed again: the sender may take it back */
+            atomic_store_explicit(&c->seq, v, memory_order_release);
+            *stopped = true;
+            break;
+        }
         uint32_t k = read_span(c, p->rx, src);
         if (c->ctx == SH_MARK) { /* Portals messages follow: engine first */
             if (p->deferring) flush_deferred(src);
@@ -592,10 +612,21 @@ static bool ring_ready(void)
 int p2p_short_poll(void)
 {
     int n = 0;
+    bool stopped = false;
     if (S.area)
         for (int i = 0; i < P.size; i++)
-            if (i != P.rank) n += take(i);
+            if (i != P.rank) n += take(i, false, &stopped);
     return n;
+}
+
+int p2p_short_poll_quick(void)
+{
+    int n = 0;
+    bool stopped = false;
+    if (S.area)
+        for (int i = 0; i < P.size && !stopped; i++)
+            if (i != P.rank) n += take(i, true, &stopped);
+    return stopped ? -1 : n;
 }
 
 void p2p_short_matched(int src)
