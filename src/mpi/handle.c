@@ -3,19 +3,11 @@
 
 #include <stdlib.h>
 
-#define MH_GEN_MASK ((1u << MH_GEN_BITS) - 1u)
-#define MH_INDEX_MASK ((1u << MH_INDEX_BITS) - 1u)
 
 static int handle_make(uint32_t cls, uint32_t gen, uint32_t index)
 {
     uint32_t h = MH_KIND_DYNAMIC << 30 | cls << 26 | (gen & MH_GEN_MASK) << MH_INDEX_BITS | index;
     return (int)h;
-}
-
-static mh_slot_t *slot_at(mh_table_t *t, uint32_t index)
-{
-    mh_slot_t *page = __atomic_load_n(&t->pages[index >> MH_PAGE_BITS], __ATOMIC_ACQUIRE);
-    return page ? &page[index & (MH_PAGE_SLOTS - 1u)] : NULL;
 }
 
 /* Adds one page of free slots at the tail of the free FIFO.  Lock held. */
@@ -30,7 +22,7 @@ static bool table_grow(mh_table_t *t)
     __atomic_store_n(&t->pages[t->npages], page, __ATOMIC_RELEASE);
     t->npages++;
     if (t->free_tail != UINT32_MAX)
-        slot_at(t, t->free_tail)->next_free = base;
+        mh_slot_at(t, t->free_tail)->next_free = base;
     else
         t->free_head = base;
     t->free_tail = base + MH_PAGE_SLOTS - 1u;
@@ -53,7 +45,7 @@ int mh_new(mh_table_t *t, void *obj)
     table_lock(t);
     if (t->free_head == UINT32_MAX && !table_grow(t)) goto unlock;
     uint32_t i = t->free_head;
-    mh_slot_t *s = slot_at(t, i);
+    mh_slot_t *s = mh_slot_at(t, i);
     t->free_head = s->next_free;
     if (t->free_head == UINT32_MAX) t->free_tail = UINT32_MAX;
     s->next_free = UINT32_MAX;
@@ -65,32 +57,18 @@ unlock:
     return h;
 }
 
-void *mh_get(mh_table_t *t, int h)
-{
-    uint32_t u = (uint32_t)h;
-    if (MH_KIND(u) != MH_KIND_DYNAMIC || MH_CLASS(u) != t->cls) return NULL;
-    uint32_t index = u & MH_INDEX_MASK;
-    if ((index >> MH_PAGE_BITS) >= MH_MAX_PAGES) return NULL;
-    mh_slot_t *s = slot_at(t, index);
-    if (!s) return NULL;
-    void *obj = __atomic_load_n(&s->obj, __ATOMIC_ACQUIRE);
-    uint32_t gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
-    if (!obj || (gen & MH_GEN_MASK) != ((u >> MH_INDEX_BITS) & MH_GEN_MASK)) return NULL;
-    return obj;
-}
-
 bool mh_free(mh_table_t *t, int h)
 {
     bool ok = false;
     table_lock(t);
     if (!mh_get(t, h)) goto unlock;
     uint32_t i = (uint32_t)h & MH_INDEX_MASK;
-    mh_slot_t *s = slot_at(t, i);
+    mh_slot_t *s = mh_slot_at(t, i);
     __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&s->gen, s->gen + 1u, __ATOMIC_RELEASE);
     s->next_free = UINT32_MAX;
     if (t->free_tail != UINT32_MAX)
-        slot_at(t, t->free_tail)->next_free = i;
+        mh_slot_at(t, t->free_tail)->next_free = i;
     else
         t->free_head = i;
     t->free_tail = i;

@@ -77,11 +77,34 @@ typedef struct mh_table {
  * full (2^18 live objects) or out of memory.  Any thread; takes the lock
  * (unless serial). */
 int mh_new(mh_table_t *t, void *obj);
+#define MH_GEN_MASK ((1u << MH_GEN_BITS) - 1u)
+#define MH_INDEX_MASK ((1u << MH_INDEX_BITS) - 1u)
+
+/* The slot of an index, or NULL if its page does not exist. */
+static inline mh_slot_t *mh_slot_at(mh_table_t *t, uint32_t index)
+{
+    mh_slot_t *page = __atomic_load_n(&t->pages[index >> MH_PAGE_BITS], __ATOMIC_ACQUIRE);
+    return page ? &page[index & (MH_PAGE_SLOTS - 1u)] : NULL;
+}
+
 /* The object of a live handle of this table's class, or NULL for anything
  * else (other classes, NULL and predefined handles, freed or stale
  * handles).  Lock-free; the caller must not race mh_free on the same handle
- * (that is an erroneous MPI program). */
-void *mh_get(mh_table_t *t, int h);
+ * (that is an erroneous MPI program).  Inline: every request call looks
+ * one up, most twice. */
+static inline void *mh_get(mh_table_t *t, int h)
+{
+    uint32_t u = (uint32_t)h;
+    if (MH_KIND(u) != MH_KIND_DYNAMIC || MH_CLASS(u) != t->cls) return NULL;
+    uint32_t index = u & MH_INDEX_MASK;
+    if ((index >> MH_PAGE_BITS) >= MH_MAX_PAGES) return NULL;
+    mh_slot_t *s = mh_slot_at(t, index);
+    if (!s) return NULL;
+    void *obj = __atomic_load_n(&s->obj, __ATOMIC_ACQUIRE);
+    uint32_t gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+    if (!obj || (gen & MH_GEN_MASK) != ((u >> MH_INDEX_BITS) & MH_GEN_MASK)) return NULL;
+    return obj;
+}
 /* Unregisters a live handle (the object's memory stays the caller's);
  * returns false if h is not live.  Any thread; takes the lock (unless
  * serial). */

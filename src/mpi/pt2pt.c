@@ -104,9 +104,8 @@ static int req_new(int kind, void *buf, int count, MPI_Datatype dt, int peer, in
     int err = req_fill(kind, buf, count, dt, peer, tag, comm, &d, fname);
     if (err != MPI_SUCCESS) return err;
     if (!out) return mpi_err(d.comm, MPI_ERR_REQUEST, fname, "request is NULL");
-    mreq_t *r = mreq_create(out);
+    mreq_t *r = mreq_create(out, &d);
     if (!r) return mpi_err(d.comm, MPI_ERR_NO_MEM, fname, "out of memory or request handles");
-    *r = d;
     mdt_retain(r->type);
     *rp = r;
     return MPI_SUCCESS;

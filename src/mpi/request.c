@@ -42,7 +42,7 @@ static mreq_t *mreq_detached; /* freed while active: completing unseen */
 static void mreq_release(mreq_t *r)
 {
     if (r->type) mdt_release(r->type);
-    free(r->tmp);
+    if (r->tmp) free(r->tmp); /* mostly absent: no call per message */
     r->next_free = mreq_pool;
     mreq_pool = r;
 }
@@ -85,12 +85,13 @@ void mreq_reap_detached(bool block)
     }
 }
 
-mreq_t *mreq_create(MPI_Request *out)
+mreq_t *mreq_create(MPI_Request *out, const mreq_t *init)
 {
     if (mreq_detached) mreq_reap_detached(false);
     mreq_t *r = mreq_alloc();
     if (!r) return NULL;
-    *r = (mreq_t){0};
+    if (init) *r = *init;
+    else *r = (mreq_t){0};
     MPI_Request h = (MPI_Request)mh_new(&mreq_table, r);
     if (!h) {
         r->next_free = mreq_pool;
