@@ -4,6 +4,7 @@
 #include "util/param.h"
 #include "util/sys.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -196,6 +197,17 @@ sl_status_t boot_get(boot_t *boot, const char *key, char *value, size_t len)
     int rc = PMI_KVS_Get(boot->info.kvsname, key, value, (int)len);
     /* with a valid name, key and buffer, PMI_FAIL means the key is unknown */
     return rc == PMI_FAIL ? SL_ERR_NOTFOUND : boot_status(rc);
+}
+
+void boot_abortf(boot_t *boot, int code, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sl_log_error("%s", msg);
+    boot_abort(boot, code, msg);
 }
 
 void boot_abort(boot_t *boot, int code, const char *msg)

@@ -57,6 +57,10 @@ sl_status_t boot_get(boot_t *boot, const char *key, char *value, size_t len);
 /* Ask the launcher to end the whole job with exit status code, printing msg.
  * Does not return (exits locally if the launcher cannot be told). */
 void boot_abort(boot_t *boot, int code, const char *msg) __attribute__((noreturn));
+/* The same with a formatted reason, logged here first (the layers above
+ * end the job this way on a loss or corruption they cannot recover from). */
+void boot_abortf(boot_t *boot, int code, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
 
 /* Tell the launcher this rank finished cleanly and release the handle.  The
  * launcher connection cannot be opened again by this process afterwards

@@ -174,7 +174,7 @@ const char *p2p_proto_name(int proto);
 sl_status_t p2p_ptl_status(int rc);
 /* End the job with exit status code and the formatted reason (a loss or a
  * corruption this rank cannot recover from). */
-void p2p_die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+#define p2p_die(code, ...) boot_abortf(P.boot, (code), __VA_ARGS__)
 p2p_req_t *p2p_req_new(int kind, void *buf, size_t len);
 void p2p_req_put(p2p_req_t *r);
 /* One of the events a request waits for has come; completes it at zero. */

@@ -5,7 +5,6 @@
 #include "p2p/p2p_int.h"
 #include "util/log.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,16 +24,6 @@ ptl_match_bits_t p2p_mbits(unsigned kind, unsigned ctx, int tag)
 unsigned p2p_kind(ptl_match_bits_t mb)
 {
     return (unsigned)((mb & MB_KIND_MASK) >> MB_KIND_SHIFT);
-}
-
-void p2p_die(int code, const char *fmt, ...)
-{
-    char msg[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    boot_abort(P.boot, code, msg);
 }
 
 /* A zero-byte put to a peer's sync PT: a match notice, FIN or CTS. */

@@ -5,7 +5,6 @@
 #include "wire/wire_int.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -279,17 +278,6 @@ void shm_wake(wire_t *w, shm_hdr_t *h)
 {
     atomic_thread_fence(memory_order_seq_cst);
     shm_wake_fenced(w, h);
-}
-
-void wire_die(wire_t *w, int code, const char *fmt, ...)
-{
-    char msg[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sl_log_error("%s", msg);
-    boot_abort(w->boot, code, msg);
 }
 
 /* SLUICE_WIRE_CHECK: the slots [pos, pos+k) must have been consumed in

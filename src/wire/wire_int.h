@@ -240,8 +240,7 @@ void shm_wake(wire_t *w, shm_hdr_t *h);
 bool shm_check_dead(wire_t *w);
 /* Log the formatted reason and end the job with code (corruption, a broken
  * invariant: nothing this rank can recover from). */
-void wire_die(wire_t *w, int code, const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 3, 4)));
+#define wire_die(w, code, ...) boot_abortf((w)->boot, (code), __VA_ARGS__)
 /* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
 void shm_test_crash(const wire_t *w, const char *point);
 
