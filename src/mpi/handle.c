@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-
 static int handle_make(uint32_t cls, uint32_t gen, uint32_t index)
 {
     uint32_t h = MH_KIND_DYNAMIC << 30 | cls << 26 | (gen & MH_GEN_MASK) << MH_INDEX_BITS | index;

@@ -77,6 +77,7 @@ typedef struct mh_table {
  * full (2^18 live objects) or out of memory.  Any thread; takes the lock
  * (unless serial). */
 int mh_new(mh_table_t *t, void *obj);
+
 #define MH_GEN_MASK ((1u << MH_GEN_BITS) - 1u)
 #define MH_INDEX_MASK ((1u << MH_INDEX_BITS) - 1u)
 

@@ -266,7 +266,7 @@ bool p2p_short_probe(int src, int tag, unsigned ctx, p2p_status_t *st);
  * handled (p2p_progress): a ring message claims a receive by unlinking its entry. */
 int p2p_short_poll(void);
 /* The same before the events are handled, for a wait's spin: the engine is
- * not entered (that cost a 8-byte ping-pong a third of its latency).  -1
+ * not entered (that was about a quarter of an 8-byte ping-pong's latency).  -1
  * when a message would claim a receive on the engine's list: it stays for
  * p2p_progress (the messages before it were taken). */
 int p2p_short_poll_quick(void);
