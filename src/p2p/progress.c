@@ -283,7 +283,8 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
          * there is taken without entering the engine (short.c stops at one
          * that needs the events handled first: then a full pass); every
          * 16th poll is a full pass, events then rings, so a conversation on
-         * the rings still handles the events of the others.  Only a receive that has not matched can: a send, or a receive
+         * the rings still handles the events of the others.  Only a receive
+         * that has not matched can be completed so: a send, or a receive
          * whose data the engine is moving, waits in the engine at once,
          * where it serves the peer's gets and helps with its copies
          * (a ring spin did neither: 1 MiB windowed bandwidth was 0.8-0.9

@@ -503,39 +503,37 @@ void p2p_short_flush_for(const p2p_req_t *r)
     if (S.deferred) flush_deferred(r->src == P2P_ANY_SOURCE ? -1 : r->src);
 }
 
-/* Would the head c claim a receive on the engine's list?  Its unlink is
- * safe from stale handles only after the events were handled. */
-static bool claims_engine(int src, const sh_head_t *c)
-{
-    if (c->ctx == SH_MARK || c->ctx == SH_SKIP) return false;
-    sl_list_t *pos, *tmp;
-    sl_list_for_each_safe(pos, tmp, &S.posted) {
-        const p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
-        if (key_matches(r->src, r->tag, r->ctx, src, c->tag, c->ctx)) return !r->deferred;
-    }
-    return false;
-}
-
 /* The oldest posted receive the message matches and we can take from the
- * engine; NULL if none. */
-static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx)
+ * engine; NULL if none.  quick (the events may not have been handled): a
+ * first match on the engine's list is left alone and sets *engine, since
+ * its unlink is safe from stale handles only after the events. */
+static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx, bool quick, bool *engine)
 {
     sl_list_t *pos, *tmp;
     sl_list_for_each_safe(pos, tmp, &S.posted) {
         p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
         if (!key_matches(r->src, r->tag, r->ctx, src, tag, ctx)) continue;
+        if (quick && !r->deferred) {
+            *engine = true;
+            return NULL;
+        }
         if (p2p_short_unpost(r) || PtlMEUnlink(r->me) == PTL_OK) return r;
         /* the engine matched it first; its event is on the way */
     }
     return NULL;
 }
 
-static void arrive(int src, const sh_head_t *c)
+/* The message at c goes to its receive or our unexpected queue; false
+ * (nothing done) when quick and it would claim a receive on the engine's
+ * list. */
+static bool arrive(int src, const sh_head_t *c, bool quick)
 {
-    p2p_req_t *r = claim(src, c->tag, c->ctx);
+    bool engine = false;
+    p2p_req_t *r = claim(src, c->tag, c->ctx, quick, &engine);
+    if (engine) return false;
     if (r) {
         deliver(r, src, c->tag, c->data, c->len);
-        return;
+        return true;
     }
     sh_msg_t *m = malloc(sizeof *m + c->len);
     if (!m)
@@ -544,6 +542,7 @@ static void arrive(int src, const sh_head_t *c)
     *m = (sh_msg_t){.src = src, .tag = c->tag, .ctx = c->ctx, .len = c->len};
     memcpy(m->data, c->data, c->len);
     sl_list_push_tail(&S.unexp, &m->link);
+    return true;
 }
 
 /* Lines the head c at ring position n covers; dies on a head no sender
@@ -572,20 +571,19 @@ static int take(int src, bool quick, bool *stopped)
             !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
                                                      memory_order_relaxed))
             break; /* empty, or taken back by the sender */
-        if (quick && claims_engine(src, c)) { /* unclaimed again: the sender may take it back */
-            atomic_store_explicit(&c->seq, v, memory_order_release);
-            *stopped = true;
-            break;
-        }
         uint32_t k = read_span(c, p->rx, src);
         if (c->ctx == SH_MARK) { /* Portals messages follow: engine first */
             if (p->deferring) flush_deferred(src);
             p->deferring = false;
         } else if (c->ctx != SH_SKIP) {
+            if (!arrive(src, c, quick)) { /* unclaimed again: the sender may take it back */
+                atomic_store_explicit(&c->seq, v, memory_order_release);
+                *stopped = true;
+                break;
+            }
             /* a message after a marker: the sender is back, every Portals
              * message of it matched */
             p->deferring = true;
-            arrive(src, c);
             for (uint32_t j = 1; j < k; j++) /* no payload word may pass for a head */
                 atomic_store_explicit(&line_at(p->in, S.lines, p->rx + j)->seq, 0,
                                       memory_order_relaxed);
@@ -609,23 +607,26 @@ static bool ring_ready(void)
     return false;
 }
 
-int p2p_short_poll(void)
+/* Take every sender's messages (quick: see take); how many. */
+static int poll_rings(bool quick, bool *stopped)
 {
     int n = 0;
-    bool stopped = false;
     if (S.area)
-        for (int i = 0; i < P.size; i++)
-            if (i != P.rank) n += take(i, false, &stopped);
+        for (int i = 0; i < P.size && !*stopped; i++)
+            if (i != P.rank) n += take(i, quick, stopped);
     return n;
+}
+
+int p2p_short_poll(void)
+{
+    bool stopped = false;
+    return poll_rings(false, &stopped);
 }
 
 int p2p_short_poll_quick(void)
 {
-    int n = 0;
     bool stopped = false;
-    if (S.area)
-        for (int i = 0; i < P.size && !stopped; i++)
-            if (i != P.rank) n += take(i, true, &stopped);
+    int n = poll_rings(true, &stopped);
     return stopped ? -1 : n;
 }
 
