@@ -373,18 +373,21 @@ static uint32_t shm_take_one(wire_t *w)
         data = w->scratch;
     }
     uint8_t type = ph->type, flags = ph->flags;
+    /* Credits this packet carries (piggybacked, or a credit packet's) are
+     * read now but used only once its slots are free again (below). */
+    uint32_t credits = 0;
     if (flags & PF_PIGGY) {
         uint16_t c;
         size_t at = (end - SHM_PIGGY_BYTES) % ring_bytes;
         memcpy(&c, w->ring + at, sizeof c);
         WIRE_STAT_OWN(&w->stats, piggy_pkts_rx, 1);
-        wire_credits_arrived(w, src, c);
+        credits += c;
     }
     if (type == WIRE_T_CREDIT) {
         uint32_t c;
         memcpy(&c, data, sizeof c);
         WIRE_STAT_OWN(&w->stats, credit_pkts_rx, 1);
-        wire_credits_arrived(w, src, c);
+        credits += c;
     } else {
         WIRE_STAT_OWN(&w->stats, pkts_rx, 1);
         WIRE_STAT_OWN(&w->stats, bytes_rx, len);
@@ -403,6 +406,15 @@ static uint32_t shm_take_one(wire_t *w)
     }
     atomic_store_explicit(&w->head, head + k, memory_order_relaxed);
     atomic_store_explicit(&w->hdr->head, head + k, memory_order_release);
+    /* Only now may the credits we received be spent.  Spending them sends
+     * our parked packets to src, which may answer with a credit packet of
+     * its own, and credit packets need no credits: Eq. 1 bounds them to
+     * credit_slots in our ring only if the one that brought the credits
+     * has left it.  Spent before the clear, a third credit packet could
+     * land in the slot being cleared, one lap ahead, and lose its header
+     * (both ranks then waited for each other, bidirectional 4 KiB windows:
+     * docs/WIRE.md, "Credits are spent after the slot is freed"). */
+    if (credits) wire_credits_arrived(w, src, credits);
     if (type != WIRE_T_CREDIT) {
         uint32_t c = fc_rx_retrieved(&w->peers[src].rx_pending, k, w->layout.threshold);
         if (c) {

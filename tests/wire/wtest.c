@@ -104,6 +104,14 @@ static wt_msg_t *wt_wait_for(wt_ctx_t *c, int src, int type)
     }
 }
 
+wt_msg_t *wt_poll(wt_ctx_t *c)
+{
+    wt_msg_t *m = wt_take(c, -1, -1);
+    if (m) return m;
+    wire_progress(c->wire);
+    return wt_take(c, -1, -1);
+}
+
 wt_msg_t *wt_recv(wt_ctx_t *c)
 {
     return wt_wait_for(c, -1, -1);

@@ -34,6 +34,8 @@ sl_status_t wt_wire(wt_ctx_t *c);
 void wt_fini(wt_ctx_t *c);
 /* Next complete message (from any source), waiting as long as needed. */
 wt_msg_t *wt_recv(wt_ctx_t *c);
+/* A message that has arrived, after one pass of progress; NULL if none. */
+wt_msg_t *wt_poll(wt_ctx_t *c);
 /* Next message of the given type from src; others stay queued. */
 wt_msg_t *wt_recv_from(wt_ctx_t *c, int src, uint8_t type);
 /* Busy for ms milliseconds without touching the wire: computing, not
