@@ -242,37 +242,44 @@ static const ptl_ni_limits_t ptl_lim_max = {
     .max_volatile_size = PTL_INLINE_SURE, /* such puts have copied their data on return */
     .features = PTL_TARGET_BIND_INACCESSIBLE | PTL_TOTAL_DATA_ORDERING};
 
-static int clamp_int(int want, int lo, int hi)
+/* A desired limit of 0 was not chosen (programs zero the struct and set the
+ * fields they care about): it gets the default.  Any other value is clamped
+ * into [lo, hi] and used as is. */
+static int limit_int(int want, int lo, int dflt, int hi)
 {
+    if (want == 0) return dflt;
     return want < lo ? lo : want > hi ? hi : want;
 }
 
-static ptl_size_t clamp_size(ptl_size_t want, ptl_size_t lo, ptl_size_t hi)
+static ptl_size_t limit_size(ptl_size_t want, ptl_size_t lo, ptl_size_t dflt, ptl_size_t hi)
 {
+    if (want == 0) return dflt;
     return want < lo ? lo : want > hi ? hi : want;
 }
 
-/* Desired limits are clamped into [1 (or the spec minimum), max] and used as is. */
 static void ptl_limits_apply(const ptl_ni_limits_t *d, ptl_ni_limits_t *out)
 {
-    *out = ptl_lim_default;
+    const ptl_ni_limits_t *df = &ptl_lim_default, *m = &ptl_lim_max;
+    *out = *df; /* the ordered sizes are what the engine guarantees, not a choice */
     if (!d) return;
-    const ptl_ni_limits_t *m = &ptl_lim_max;
-    out->max_entries = clamp_int(d->max_entries, 1, m->max_entries);
-    out->max_unexpected_headers = clamp_int(d->max_unexpected_headers, 1, m->max_unexpected_headers);
-    out->max_mds = clamp_int(d->max_mds, 1, m->max_mds);
-    out->max_cts = clamp_int(d->max_cts, 1, m->max_cts);
-    out->max_eqs = clamp_int(d->max_eqs, 1, m->max_eqs);
-    out->max_pt_index = clamp_int(d->max_pt_index, 0, m->max_pt_index);
-    out->max_iovecs = clamp_int(d->max_iovecs, 1, m->max_iovecs);
-    out->max_list_size = clamp_int(d->max_list_size, 1, m->max_list_size);
-    out->max_triggered_ops = clamp_int(d->max_triggered_ops, 1, m->max_triggered_ops);
-    out->max_msg_size = clamp_size(d->max_msg_size, 1, m->max_msg_size);
-    out->max_atomic_size = clamp_size(d->max_atomic_size, 1, m->max_atomic_size);
-    out->max_fetch_atomic_size = clamp_size(d->max_fetch_atomic_size, 8, m->max_fetch_atomic_size);
-    out->max_waw_ordered_size = m->max_waw_ordered_size;
-    out->max_war_ordered_size = m->max_war_ordered_size;
-    out->max_volatile_size = clamp_size(d->max_volatile_size, 1, m->max_volatile_size);
+    out->max_entries = limit_int(d->max_entries, 1, df->max_entries, m->max_entries);
+    out->max_unexpected_headers = limit_int(d->max_unexpected_headers, 1,
+                                            df->max_unexpected_headers, m->max_unexpected_headers);
+    out->max_mds = limit_int(d->max_mds, 1, df->max_mds, m->max_mds);
+    out->max_cts = limit_int(d->max_cts, 1, df->max_cts, m->max_cts);
+    out->max_eqs = limit_int(d->max_eqs, 1, df->max_eqs, m->max_eqs);
+    out->max_pt_index = limit_int(d->max_pt_index, 0, df->max_pt_index, m->max_pt_index);
+    out->max_iovecs = limit_int(d->max_iovecs, 1, df->max_iovecs, m->max_iovecs);
+    out->max_list_size = limit_int(d->max_list_size, 1, df->max_list_size, m->max_list_size);
+    out->max_triggered_ops = limit_int(d->max_triggered_ops, 1, df->max_triggered_ops,
+                                       m->max_triggered_ops);
+    out->max_msg_size = limit_size(d->max_msg_size, 1, df->max_msg_size, m->max_msg_size);
+    out->max_atomic_size = limit_size(d->max_atomic_size, 1, df->max_atomic_size,
+                                      m->max_atomic_size);
+    out->max_fetch_atomic_size = limit_size(d->max_fetch_atomic_size, 8,
+                                            df->max_fetch_atomic_size, m->max_fetch_atomic_size);
+    out->max_volatile_size = limit_size(d->max_volatile_size, 1, df->max_volatile_size,
+                                        m->max_volatile_size);
     out->features = d->features & m->features;
 }
 

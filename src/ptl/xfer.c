@@ -45,6 +45,9 @@ static int xfer_check(const ptl_xfer_args_t *a, ptl_md_obj_t **mdp, int *rankp)
         int fam = a->kind == RK_ATOMIC ? PTL_ATOM_FAMILY_ATOMIC
                   : a->kind == RK_FETCH ? PTL_ATOM_FAMILY_FETCH
                                         : PTL_ATOM_FAMILY_SWAP;
+        /* §13.3: PtlAtomic up to max_atomic_size, PtlFetchAtomic and every
+         * PtlSwap up to max_fetch_atomic_size; ptl_atom_check holds the
+         * swaps that use the operand to exactly one element. */
         ptl_size_t lim = a->kind == RK_ATOMIC ? ni->limits.max_atomic_size
                                               : ni->limits.max_fetch_atomic_size;
         if (a->length > lim || ptl_atom_check(a->op, a->type, fam, a->length) != PTL_OK)

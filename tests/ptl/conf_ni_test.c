@@ -315,6 +315,179 @@ static void limits_small(pt_ctx_t *c)
     CHECK_EQ(PtlGetUid(ni, &uid), PTL_ARG_INVALID);
 }
 
+/* ---- limits the program did not choose; fetch and swap lengths ------------------------ */
+
+/* An NI with one priority ME over `tgt` on PT 0, and an MD over `loc`
+ * whose CT counts replies: self-directed fetching atomics. */
+typedef struct fa_env {
+    ptl_handle_ni_t ni;
+    ptl_handle_ct_t ct;
+    ptl_handle_md_t md;
+    ptl_handle_me_t me;
+    ptl_process_t self;
+    ptl_size_t done;
+    uint64_t tgt[80], loc[80], got[80];
+} fa_env_t;
+
+static fa_env_t *fa_open(ptl_handle_ni_t ni, ptl_process_t self)
+{
+    fa_env_t *v = calloc(1, sizeof *v);
+    CHECK(v != NULL);
+    v->ni = ni;
+    v->self = self;
+    ptl_pt_index_t pt;
+    PT_OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, 0, &pt));
+    ptl_me_t me = {.start = v->tgt, .length = sizeof v->tgt, .ct_handle = PTL_CT_NONE,
+                   .uid = PTL_UID_ANY, .options = PTL_ME_OP_PUT | PTL_ME_OP_GET,
+                   .match_id = {.phys = {PTL_NID_ANY, PTL_PID_ANY}}};
+    PT_OK(PtlMEAppend(ni, 0, &me, PTL_PRIORITY_LIST, NULL, &v->me));
+    PT_OK(PtlCTAlloc(ni, &v->ct));
+    ptl_md_t d = {.start = v, .length = sizeof *v, .eq_handle = PTL_EQ_NONE,
+                  .ct_handle = v->ct, .options = PTL_MD_EVENT_CT_REPLY | PTL_MD_EVENT_CT_ACK};
+    PT_OK(PtlMDBind(ni, &d, &v->md));
+    return v;
+}
+
+static void fa_close(fa_env_t *v)
+{
+    PT_OK(PtlMDRelease(v->md));
+    PT_OK(PtlMEUnlink(v->me));
+    PT_OK(PtlCTFree(v->ct));
+    PT_OK(PtlPTFree(v->ni, 0));
+    free(v);
+}
+
+#define FA_LOC(v, i) ((ptl_size_t)((char *)&(v)->loc[i] - (char *)(v)))
+#define FA_GOT(v, i) ((ptl_size_t)((char *)&(v)->got[i] - (char *)(v)))
+
+static int fa_fetch(fa_env_t *v, ptl_size_t len, ptl_op_t op, ptl_datatype_t type)
+{
+    return PtlFetchAtomic(v->md, FA_GOT(v, 0), v->md, FA_LOC(v, 0), len, v->self, 0, 0, 0,
+                          NULL, 0, op, type);
+}
+
+static int fa_swap(fa_env_t *v, ptl_size_t len, ptl_op_t op, ptl_datatype_t type)
+{
+    static const uint64_t operand[4]; /* comparand 0 */
+    return PtlSwap(v->md, FA_GOT(v, 0), v->md, FA_LOC(v, 0), len, v->self, 0, 0, 0, NULL, 0,
+                   operand, op, type);
+}
+
+static int fa_atomic(fa_env_t *v, ptl_size_t len)
+{
+    return PtlAtomic(v->md, FA_LOC(v, 0), len, PTL_CT_ACK_REQ, v->self, 0, 0, 0, NULL, 0,
+                     PTL_SUM, PTL_UINT64_T);
+}
+
+/* The operation just issued completes without failure. */
+static void fa_done(fa_env_t *v)
+{
+    pt_ct_reach(v->ct, ++v->done);
+}
+
+/* A 64-byte FetchAtomic and a 64-byte PTL_SWAP move every element. */
+static void fa_check_64(fa_env_t *v)
+{
+    for (int i = 0; i < 8; i++) v->tgt[i] = 100 + (uint64_t)i, v->loc[i] = (uint64_t)i + 1;
+    PT_OK(fa_fetch(v, 64, PTL_SUM, PTL_UINT64_T));
+    fa_done(v);
+    for (int i = 0; i < 8; i++) {
+        CHECK_EQ(v->got[i], 100 + i);
+        CHECK_EQ(v->tgt[i], 101 + 2 * i);
+    }
+    for (int i = 0; i < 8; i++) v->loc[i] = 7000 + (uint64_t)i;
+    PT_OK(fa_swap(v, 64, PTL_SWAP, PTL_UINT64_T));
+    fa_done(v);
+    for (int i = 0; i < 8; i++) {
+        CHECK_EQ(v->got[i], 101 + 2 * i);
+        CHECK_EQ(v->tgt[i], 7000 + i);
+    }
+}
+
+/* A program that zeroes its desired limits and sets a few fields (issue 21
+ * §4.1): the fields it left at 0 were not chosen and get the defaults, so
+ * FetchAtomic and Swap keep their default size (they were cut to the
+ * minimum, 8 bytes, and every longer one failed). */
+static void limits_unchosen(pt_ctx_t *c)
+{
+    ptl_ni_limits_t want, a, dflt;
+    memset(&want, 0, sizeof want);
+    want.max_entries = 64;
+    want.max_msg_size = 1 << 20;
+    ptl_handle_ni_t ni, ref;
+    PT_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL,
+                    &dflt, &ref));
+    PT_OK(PtlNIFini(ref));
+    PT_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &want, &a,
+                    &ni));
+    CHECK_EQ(a.max_entries, 64);
+    CHECK_EQ(a.max_msg_size, 1 << 20);
+    CHECK_EQ(a.max_unexpected_headers, dflt.max_unexpected_headers);
+    CHECK_EQ(a.max_mds, dflt.max_mds);
+    CHECK_EQ(a.max_cts, dflt.max_cts);
+    CHECK_EQ(a.max_eqs, dflt.max_eqs);
+    CHECK_EQ(a.max_pt_index, dflt.max_pt_index);
+    CHECK_EQ(a.max_iovecs, dflt.max_iovecs);
+    CHECK_EQ(a.max_list_size, dflt.max_list_size);
+    CHECK_EQ(a.max_triggered_ops, dflt.max_triggered_ops);
+    CHECK_EQ(a.max_atomic_size, dflt.max_atomic_size);
+    CHECK_EQ(a.max_fetch_atomic_size, dflt.max_fetch_atomic_size);
+    CHECK_EQ(a.max_volatile_size, dflt.max_volatile_size);
+    CHECK(a.max_fetch_atomic_size >= 64 && a.max_atomic_size >= 64);
+    fa_env_t *v = fa_open(ni, c->phys[c->rank]);
+    fa_check_64(v);
+    ptl_size_t over = a.max_fetch_atomic_size + 8;
+    if (over <= sizeof v->loc) {
+        CHECK_EQ(fa_fetch(v, over, PTL_SUM, PTL_UINT64_T), PTL_ARG_INVALID);
+        CHECK_EQ(fa_swap(v, over, PTL_SWAP, PTL_UINT64_T), PTL_ARG_INVALID);
+    }
+    fa_close(v);
+    PT_OK(PtlNIFini(ni));
+}
+
+/* PtlAtomic is bounded by max_atomic_size; PtlFetchAtomic and PtlSwap by
+ * max_fetch_atomic_size (PORTALS4_API.md §5.3, §13.3), and the swaps that
+ * use the operand (CSWAP*, MSWAP) take exactly one element. */
+static void limits_fetch_sizes(pt_ctx_t *c)
+{
+    ptl_ni_limits_t want = {.max_atomic_size = 16, .max_fetch_atomic_size = 64}, a;
+    ptl_handle_ni_t ni;
+    PT_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &want, &a,
+                    &ni));
+    CHECK(a.max_atomic_size == 16 && a.max_fetch_atomic_size == 64);
+    fa_env_t *v = fa_open(ni, c->phys[c->rank]);
+    fa_check_64(v); /* over max_atomic_size, within max_fetch_atomic_size */
+    CHECK_EQ(fa_fetch(v, 72, PTL_SUM, PTL_UINT64_T), PTL_ARG_INVALID);
+    CHECK_EQ(fa_swap(v, 72, PTL_SWAP, PTL_UINT64_T), PTL_ARG_INVALID);
+    CHECK_EQ(fa_atomic(v, 24), PTL_ARG_INVALID);
+    PT_OK(fa_atomic(v, 16));
+    fa_done(v);
+    CHECK_EQ(fa_swap(v, 16, PTL_CSWAP, PTL_UINT64_T), PTL_ARG_INVALID); /* two elements */
+    CHECK_EQ(fa_swap(v, 16, PTL_MSWAP, PTL_UINT64_T), PTL_ARG_INVALID);
+    PT_OK(fa_swap(v, 8, PTL_CSWAP, PTL_UINT64_T));
+    fa_done(v);
+    PT_OK(fa_swap(v, 16, PTL_CSWAP, PTL_DOUBLE_COMPLEX)); /* one element of 16 bytes */
+    fa_done(v);
+    fa_close(v);
+    PT_OK(PtlNIFini(ni));
+
+    want = (ptl_ni_limits_t){.max_atomic_size = 64, .max_fetch_atomic_size = 16};
+    PT_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &want, &a,
+                    &ni));
+    CHECK(a.max_atomic_size == 64 && a.max_fetch_atomic_size == 16);
+    v = fa_open(ni, c->phys[c->rank]);
+    PT_OK(fa_atomic(v, 64));
+    fa_done(v);
+    CHECK_EQ(fa_fetch(v, 24, PTL_SUM, PTL_UINT64_T), PTL_ARG_INVALID);
+    CHECK_EQ(fa_swap(v, 24, PTL_SWAP, PTL_UINT64_T), PTL_ARG_INVALID);
+    PT_OK(fa_fetch(v, 16, PTL_SUM, PTL_UINT64_T));
+    fa_done(v);
+    PT_OK(fa_swap(v, 16, PTL_SWAP, PTL_UINT64_T));
+    fa_done(v);
+    fa_close(v);
+    PT_OK(PtlNIFini(ni));
+}
+
 /* ---- identities and maps -------------------------------------------------------------- */
 
 static void map_logical(pt_ctx_t *c)
@@ -721,6 +894,8 @@ int main(void)
     ni_four_kinds(&c);
     limits_small(&c);
     limits_huge_clamp();
+    limits_unchosen(&c);
+    limits_fetch_sizes(&c);
     map_logical(&c);
     map_fresh_logical(&c);
     map_physical(&c);
