@@ -142,14 +142,16 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
     PTL_LOCK();
     ptl_md_obj_t *m = ptl_md_get(md_handle);
     int rc = PTL_ARG_INVALID;
-    if (m && m->pending == 0) {
+    if (m && m->pending > 0) {
+        rc = PTL_IN_USE; /* an operation in flight may still count, log or write into it */
+    } else if (m) {
         m->ni->n_md--;
         ptl_handle_free(m->handle);
         free(m);
         rc = PTL_OK;
     }
     PTL_UNLOCK();
-    return rc; /* busy MDs: PTL_ARG_INVALID, as the reference implementation */
+    return rc;
 }
 
 /* ---- shared memory (Sluice extension) ------------------------------------------------------ */

@@ -127,19 +127,30 @@ static bool xfer_bulk(const ptl_xfer_args_t *a, int rank)
            !wire_tx_room(ptl_g.wire, rank, a->length + PTL_REQ_WIRE_MAX);
 }
 
+/* The ack a put or atomic asks for, if the MD can see it: one the MD
+ * neither counts (PTL_MD_EVENT_CT_ACK) nor logs (PTL_ACK_REQ into its EQ)
+ * is not asked for, so the MD is not kept busy waiting for an answer that
+ * can deliver nothing to it (PtlMDRelease right after the SEND count). */
+static ptl_ack_req_t xfer_ack_seen(const ptl_md_obj_t *md, ptl_ack_req_t ack)
+{
+    if (ack == PTL_NO_ACK_REQ) return ack;
+    if ((md->md.options & PTL_MD_EVENT_CT_ACK) && md->ct) return ack;
+    return ack == PTL_ACK_REQ && md->eq ? ack : PTL_NO_ACK_REQ;
+}
+
 /* Start an operation xfer_check accepted (md and rank are its results). */
 static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int rank)
 {
     ptl_ni_t *ni = md->ni;
     bool carries_data = a->kind != RK_GET;
     bool bulk = xfer_bulk(a, rank);
-    bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || a->ack_req != PTL_NO_ACK_REQ;
+    ptl_ack_req_t ack = xfer_ack_seen(md, a->ack_req);
+    bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || ack != PTL_NO_ACK_REQ;
     ptl_xfer_t on_stack, *x = carries_data && !bulk && !wait ? &on_stack : calloc(1, sizeof *x);
     if (!x) return PTL_NO_SPACE;
     *x = (ptl_xfer_t){.kind = a->kind, .md = md, .local_offset = a->local_offset,
                       .local_get_offset = a->local_get_offset, .length = a->length,
-                      .ack_req = a->ack_req, .user_ptr = a->user_ptr,
-                      .id = PTL_INVALID_HANDLE};
+                      .ack_req = ack, .user_ptr = a->user_ptr, .id = PTL_INVALID_HANDLE};
     if (a->kind == RK_FETCH || a->kind == RK_SWAP) x->get_md = ptl_md_get(a->get_md);
     if (x != &on_stack && (x->id = ptl_handle_new(HT_XFER, x)) == PTL_INVALID_HANDLE) {
         free(x);
@@ -149,7 +160,7 @@ static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int ra
     if (x->get_md) x->get_md->pending++;
 
     ptl_req_hdr_t h = {.kind = (uint8_t)a->kind, .ni_kind = (uint8_t)ni->kind,
-                       .ack_req = a->ack_req, .atom_op = a->op, .atom_type = a->type,
+                       .ack_req = ack, .atom_op = a->op, .atom_type = a->type,
                        .pt_index = (uint16_t)a->pt_index, .xfer_id = x->id, .uid = ptl_g.uid,
                        .match_bits = a->match_bits, .remote_offset = a->remote_offset,
                        .hdr_data = a->hdr_data, .length = a->length};

@@ -175,7 +175,7 @@ static void md_release_busy(env_t *v)
         ptl_handle_md_t h = bind(v, v->gbuf, BIG, 0, v->ieq, PTL_CT_NONE);
         PT_OK(PtlGet(h, 0, BIG, v->to, v->pt, 1, 0, NULL));
         int rc = PtlMDRelease(h);
-        CHECK(rc == PTL_OK || rc == PTL_ARG_INVALID || rc == PTL_IN_USE);
+        CHECK_MSG(rc == PTL_OK || rc == PTL_IN_USE, "PtlMDRelease returned %d", rc);
         CHECK_EQ(pt_expect(v->ieq, PTL_EVENT_REPLY).mlength, BIG);
         if (rc == PTL_OK) continue; /* the reply beat us (PtlGet progressed): again */
         refused = 1;
@@ -189,6 +189,56 @@ static void md_release_busy(env_t *v)
     ptl_event_t e;
     while (PtlEQGet(v->teq, &e) == PTL_OK)
         CHECK(e.type == PTL_EVENT_GET || e.type == PTL_EVENT_PUT);
+}
+
+/* An ack that neither counts on the MD (no PTL_MD_EVENT_CT_ACK) nor logs
+ * on it (no EQ) can deliver nothing to it: once the SEND is counted the MD
+ * is free and releasing it succeeds at once (issue 21 §4.2: it returned
+ * PTL_ARG_INVALID until the ack came back).  Match bits 2: the entry with
+ * comm events off, so the target's EQ stays quiet. */
+static void md_release_unseen_ack(env_t *v)
+{
+    ptl_handle_ct_t ct;
+    PT_OK(PtlCTAlloc(v->c->ni, &ct));
+    ptl_size_t sent = 0;
+    for (int i = 0; i < 30; i++) {
+        ptl_handle_md_t h = bind(v, v->sbuf, 64, PTL_MD_EVENT_CT_SEND, PTL_EQ_NONE, ct);
+        if (i % 3 == 2)
+            PT_OK(PtlAtomic(h, 0, 8, PTL_CT_ACK_REQ, v->to, v->pt, 2, 0, NULL, 0, PTL_SUM,
+                            PTL_INT64_T));
+        else
+            PT_OK(PtlPut(h, 0, 8, i % 3 ? PTL_OC_ACK_REQ : PTL_CT_ACK_REQ, v->to, v->pt, 2, 0,
+                         NULL, 0));
+        pt_ct_reach(ct, ++sent);
+        PT_OK(PtlMDRelease(h));
+    }
+    cu_put_ack(v->md, v->ieq, 0, 8, v->to, v->pt, 2, 0, 0); /* fence */
+    cu_expect_empty(v->ieq);
+    CHECK_EQ(cu_ct(ct).success, 30);
+    CHECK_EQ(cu_ct(ct).failure, 0);
+    PT_OK(PtlCTFree(ct));
+}
+
+/* An MD that counts its acks can still be written to until the ack is
+ * back: PTL_IN_USE meanwhile (never PTL_ARG_INVALID), PTL_OK after. */
+static void md_release_counted_ack(env_t *v)
+{
+    ptl_handle_ct_t ct;
+    PT_OK(PtlCTAlloc(v->c->ni, &ct));
+    int in_use = 0;
+    for (ptl_size_t i = 1; i <= 20 && !in_use; i++) {
+        ptl_handle_md_t h =
+            bind(v, v->sbuf, 64, PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_ACK, PTL_EQ_NONE, ct);
+        PT_OK(PtlPut(h, 0, 8, PTL_CT_ACK_REQ, v->to, v->pt, 2, 0, NULL, 0));
+        int rc = PtlMDRelease(h);
+        CHECK_MSG(rc == PTL_OK || rc == PTL_IN_USE, "PtlMDRelease returned %d", rc);
+        pt_ct_reach(ct, 2 * i); /* SEND and ACK */
+        if (rc == PTL_OK) continue; /* the ack beat us: again */
+        in_use = 1;
+        PT_OK(PtlMDRelease(h));
+    }
+    CHECK_MSG(in_use, "PtlMDRelease never saw the ack outstanding");
+    PT_OK(PtlCTFree(ct));
 }
 
 /* ---- acknowledgments and counts ---------------------------------------------------------------- */
@@ -622,6 +672,8 @@ int main(void)
     md_volatile(&v);
     md_sluice_mem(&v);
     md_release_busy(&v);
+    md_release_unseen_ack(&v);
+    md_release_counted_ack(&v);
     ack_arg_checks(&v);
     ack_counts(&v);
     ack_bytes(&v);
