@@ -30,20 +30,28 @@ int MPI_Init(int *argc, char ***argv)
     return MPI_SUCCESS;
 }
 
+/* The level MPI_Init_thread granted (MPI_Init: SERIALIZED, as before). */
+static int mpi_thread_level = MPI_THREAD_SERIALIZED;
+
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (!provided) return MPI_ERR_ARG;
     int rc = MPI_Init(argc, argv);
-    /* calls into the library must not overlap (the p2p layer is serialised) */
-    if (rc == MPI_SUCCESS)
-        *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    return rc;
+    if (rc != MPI_SUCCESS) return rc;
+    /* MULTIPLE turns the p2p layer's lock on (src/p2p/mt.c); the lower
+     * levels need none: the program never overlaps its calls */
+    int level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    if (level < MPI_THREAD_SINGLE) level = MPI_THREAD_SINGLE;
+    if (level == MPI_THREAD_MULTIPLE && p2p_threads(true) != SL_OK) level = MPI_THREAD_SERIALIZED;
+    mpi_thread_level = level;
+    *provided = level;
+    return MPI_SUCCESS;
 }
 
 int MPI_Query_thread(int *provided)
 {
     if (!provided) return MPI_ERR_ARG;
-    *provided = MPI_THREAD_SERIALIZED;
+    *provided = mpi_thread_level;
     return MPI_SUCCESS;
 }
 

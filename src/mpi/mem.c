@@ -30,6 +30,7 @@ static struct {
 
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    MPI_ENTER();
     (void)info; /* no hints are understood; MPI lets them be ignored */
     if (size < 0) return mpi_err(NULL, MPI_ERR_SIZE, "MPI_Alloc_mem", "negative size");
     if (!baseptr) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Alloc_mem", "baseptr is NULL");
@@ -51,6 +52,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int MPI_Free_mem(void *base)
 {
+    MPI_ENTER();
     for (size_t i = 0; i < M.n; i++) {
         if (M.b[i].ptr != base) continue;
         bool shared = M.b[i].shared;

@@ -4,6 +4,7 @@
 #define SL_MPI_INT_H
 
 #include "mpi.h"
+#include "p2p/p2p.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,8 +50,14 @@ void merrh_retain(MPI_Errhandler e);
 void merrh_release(MPI_Errhandler e);
 bool merrh_invoke(const mcomm_t *c, int code);
 
-/* Every MPI call between init and finalize checks this first. */
+/* Every MPI call between init and finalize checks this first.  It also
+ * takes the library's lock under MPI_THREAD_MULTIPLE (src/p2p/mt.c), held
+ * until the calling function returns: declare it first, at the top level
+ * of the function body. */
+#define MPI_ENTER()                                                                         \
+    const bool mpi_held_ __attribute__((cleanup(p2p_mt_exit), unused)) = p2p_mt_enter()
 #define MPI_CHECK_STATE(fname)                                                              \
+    MPI_ENTER();                                                                            \
     do {                                                                                    \
         if (mpi_state != 1) return mpi_err(NULL, MPI_ERR_OTHER, fname,                      \
                                            mpi_state ? "after MPI_Finalize" : "before MPI_Init"); \

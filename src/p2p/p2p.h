@@ -10,8 +10,10 @@
  * receiver-driven chunked rendezvous of paper 000); SLUICE_PROTOCOL forces
  * one of them, or the traditional sender-initiated rendezvous.
  *
- * Threads: calls are serialised by the caller (MPI_THREAD_SERIALIZED); the
- * Portals engine underneath makes progress on its own. */
+ * Threads: the caller serialises calls (MPI_THREAD_SERIALIZED), or, after
+ * p2p_threads(true), holds p2p_mt_lock around each one (MPI_THREAD_MULTIPLE,
+ * mt.c): waits then give the lock up while they sleep.  The Portals engine
+ * underneath makes progress on its own. */
 #ifndef SL_P2P_H
 #define SL_P2P_H
 
@@ -98,6 +100,24 @@ void p2p_get_stats(p2p_stats_t *out);
  * pointer that is not such a block. */
 sl_status_t p2p_mem_alloc(size_t len, void **out);
 sl_status_t p2p_mem_free(void *ptr);
+
+/* MPI_THREAD_MULTIPLE (mt.c).  p2p_threads(true), once, before a second
+ * thread calls in; then every call into this layer is made between
+ * p2p_mt_enter() and p2p_mt_exit() (nested pairs are fine).  Both are a
+ * load and a branch when threads are off. */
+sl_status_t p2p_threads(bool multiple);
+extern bool p2p_mt_on;
+bool p2p_mt_lock(void);
+void p2p_mt_unlock(void);
+static inline bool p2p_mt_enter(void)
+{
+    return p2p_mt_on && p2p_mt_lock();
+}
+/* For __attribute__((cleanup)): *held is what p2p_mt_enter returned. */
+static inline void p2p_mt_exit(const bool *held)
+{
+    if (*held) p2p_mt_unlock();
+}
 
 /* Handle pending events; returns how many. */
 int p2p_progress(void);

@@ -6,6 +6,7 @@
  *   seq.c       per-peer, per-tag sequence counters and stored RECEIVER_READYs
  *   short.c     short messages between processes of one host, matched here
  *   progress.c  events, requests, nonces, completion
+ *   mt.c        MPI_THREAD_MULTIPLE: the layer's lock, who sleeps in the engine
  * Design notes and the wire formats: docs/P2P.md. */
 #ifndef SL_P2P_INT_H
 #define SL_P2P_INT_H
@@ -165,6 +166,17 @@ static inline bool p2p_announcing(void)
 {
     return P.proto == P2P_PROTO_AUTO || P.proto == P2P_PROTO_RECV_RNDV;
 }
+
+/* mt.c: MPI_THREAD_MULTIPLE (all no-ops when threads are off).  Is a
+ * thread asleep in the engine (then nobody else handles events or rings)?
+ * The owner's sleep: give the lock up (returns this thread's depth in it)
+ * and take it back.  Sleep on the waiters' turn until woken or timeout_ms
+ * (lock held once, given up meanwhile).  Give the lock up for a moment. */
+bool p2p_mt_engine_busy(void);
+unsigned p2p_mt_sleep_begin(void);
+void p2p_mt_sleep_end(unsigned depth);
+void p2p_mt_wait_turn(int timeout_ms);
+void p2p_mt_yield(void);
 
 /* init.c */
 sl_status_t p2p_bounce_add(void);

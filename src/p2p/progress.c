@@ -215,6 +215,7 @@ int p2p_progress(void)
     int n = 0;
     ptl_event_t ev;
     int rc;
+    if (p2p_mt_engine_busy()) return 0; /* the thread asleep there handles everything */
     while ((rc = PtlEQGet(P.eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
         if (rc == PTL_EQ_DROPPED) p2p_dropped(); /* completions lost: messages lost */
         p2p_dispatch(&ev);
@@ -227,10 +228,9 @@ int p2p_progress(void)
     return n;
 }
 
-/* Handle the next event, waiting for it up to timeout_ms (the engine
- * sleeps; no busy loop).  One engine call per event: the wait loops call
- * this until their request is done. */
-sl_status_t p2p_wait_progress(int timeout_ms)
+/* Sleep in the engine until an event comes (at most timeout_ms), then
+ * handle it.  With threads, the lock is given up meanwhile (mt.c). */
+static sl_status_t wait_engine(int timeout_ms)
 {
     ptl_event_t ev;
     unsigned int which;
@@ -238,7 +238,9 @@ sl_status_t p2p_wait_progress(int timeout_ms)
     if (p2p_short_pending() && p2p_progress()) return SL_OK;
     /* rings wake nobody: announce the sleep, so that their senders do */
     if (!p2p_short_sleep_begin()) return SL_OK;
+    unsigned held = p2p_mt_sleep_begin();
     int rc = PtlEQPoll(&P.eq, 1, timeout_ms, &ev, &which);
+    p2p_mt_sleep_end(held);
     p2p_short_sleep_end();
     if (rc == PTL_OK || rc == PTL_EQ_DROPPED) {
         if (rc == PTL_EQ_DROPPED) p2p_dropped(); /* completions lost: messages lost */
@@ -251,17 +253,27 @@ sl_status_t p2p_wait_progress(int timeout_ms)
     return SL_OK;
 }
 
-/* Wait for the SEARCH event of a probe (posted inside PtlMESearch; events
- * that precede it are handled on the way). */
+/* Handle the next event, waiting for it up to timeout_ms (the engine
+ * sleeps; no busy loop).  One engine call per event: the wait loops call
+ * this until their request is done.  With threads, while another thread
+ * sleeps in the engine this one waits for its turn instead: the other
+ * handles the events and wakes it. */
+sl_status_t p2p_wait_progress(int timeout_ms)
+{
+    if (p2p_mt_engine_busy()) {
+        p2p_mt_wait_turn(timeout_ms);
+        return SL_OK;
+    }
+    return wait_engine(timeout_ms);
+}
+
+/* Wait for the SEARCH event of a probe.  PtlMESearch has queued it, after
+ * the events before it, which are handled on the way; with threads, a
+ * thread asleep in the engine may take it and handle it for us. */
 bool p2p_wait_search(p2p_req_t *probe)
 {
-    while (!probe->done) {
-        ptl_event_t ev;
-        unsigned int which;
-        int rc = PtlEQPoll(&P.eq, 1, PTL_TIME_FOREVER, &ev, &which);
-        if (rc != PTL_OK && rc != PTL_EQ_DROPPED) return false;
-        p2p_dispatch(&ev);
-    }
+    while (!probe->done)
+        if (p2p_wait_progress(1000) != SL_OK) return false;
     return true;
 }
 
@@ -289,7 +301,7 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
          * where it serves the peer's gets and helps with its copies
          * (a ring spin did neither: 1 MiB windowed bandwidth was 0.8-0.9
          * of the forced SEND_RNDV's, which has no rings) */
-        if (p2p_short_active() && r->kind == RQ_RECV && !r->matched) {
+        if (p2p_short_active() && r->kind == RQ_RECV && !r->matched && !p2p_mt_engine_busy()) {
             int n = 0;
             if ((++P.spin_polls & 15) == 0) n = p2p_progress();
             else if (p2p_short_pending() && (n = p2p_short_poll_quick()) < 0) n = p2p_progress();
@@ -297,7 +309,10 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
                 until = 0;
                 continue;
             }
-            if (p2p_short_spin(&until)) continue;
+            if (p2p_short_spin(&until)) {
+                p2p_mt_yield(); /* with threads: not the whole spin under the lock */
+                continue;
+            }
         }
         sl_status_t s = p2p_wait_progress(1000);
         if (s != SL_OK) return s;

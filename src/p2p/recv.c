@@ -197,7 +197,10 @@ bool p2p_cancel(p2p_req_t *r)
      * host sees the event; a stale handle could name another entry later.
      * So handle pending events first (the engine queues the match event in
      * the same locked step that frees the handle, and only this thread
-     * appends entries): a receive that matched is then known as such. */
+     * appends entries): a receive that matched is then known as such.
+     * (With threads, while another thread sleeps in the engine it may hold
+     * that event unhandled; the unlink then fails on the dead handle, which
+     * the engine reuses only after its whole free queue has gone by.) */
     if (r->kind != RQ_RECV || r->done) return false;
     p2p_progress();
     if (r->matched || r->done) return false;
@@ -206,6 +209,9 @@ bool p2p_cancel(p2p_req_t *r)
     else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->seq);
     r->st.cancelled = true;
     r->done = true;
+    /* with threads, the one asleep in the engine may be waiting for r:
+     * an empty notice to ourselves wakes it (no event would) */
+    if (p2p_mt_engine_busy()) p2p_notify((ptl_process_t){.rank = (ptl_rank_t)P.rank}, 0);
     return true;
 }
 

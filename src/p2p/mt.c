@@ -1,0 +1,118 @@
+/* MPI_THREAD_MULTIPLE: one lock over the layer's state, and one thread at a
+ * time sleeping in the engine (docs/P2P.md, "Threads").
+ *
+ * The lock is MPICH's "global" granularity: every MPI call that touches
+ * shared state holds it (MPI_CHECK_STATE takes it, a scope guard lets it
+ * go), so the matching, the rings and the request tables stay as single-
+ * threaded as before.  It is counted per thread, since MPI calls nest (an
+ * error handler, a collective's sends), and off unless the program asked
+ * for MPI_THREAD_MULTIPLE: then the single-threaded path pays one load
+ * and a branch per call.
+ *
+ * Waiting.  A thread that waits gives the lock up while it sleeps.  Only
+ * one waiter sleeps in the engine (the owner: PtlEQPoll, woken by an event
+ * or by a ring message's sender, as before); every other waiter sleeps on
+ * a condition variable, woken whenever a thread leaves the library or the
+ * owner lets the lock go.  While the owner sleeps, the others handle no
+ * events and take no ring messages: the owner may hold an event it has
+ * taken from the queue and not yet handled, and events must be handled in
+ * their order (a match event and the ring take that must come after it).
+ * The owner handles everything and wakes them. */
+#include "p2p/p2p_int.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+bool p2p_mt_on;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t turn;   /* waiters that are not the owner */
+    unsigned waiters;      /* sleeping on turn */
+    bool owner_asleep;     /* a thread sleeps in the engine, without the lock */
+} T = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread unsigned t_depth; /* how deep this thread is in the lock */
+
+sl_status_t p2p_threads(bool multiple)
+{
+    if (!multiple || p2p_mt_on) return SL_OK;
+    pthread_condattr_t a;
+    if (pthread_condattr_init(&a) || pthread_condattr_setclock(&a, CLOCK_MONOTONIC) ||
+        pthread_cond_init(&T.turn, &a))
+        return SL_ERR_NOMEM;
+    pthread_condattr_destroy(&a);
+    p2p_mt_on = true;
+    return SL_OK;
+}
+
+bool p2p_mt_lock(void)
+{
+    if (t_depth++ == 0) pthread_mutex_lock(&T.lock);
+    return true;
+}
+
+/* Let the lock go for good: first wake the waiters, so that they look at
+ * their requests again (whatever this thread did may have completed them). */
+static void drop(void)
+{
+    if (T.waiters) pthread_cond_broadcast(&T.turn);
+    pthread_mutex_unlock(&T.lock);
+}
+
+void p2p_mt_unlock(void)
+{
+    if (--t_depth == 0) drop();
+}
+
+/* ---- inside the layer --------------------------------------------------------------------- */
+
+bool p2p_mt_engine_busy(void)
+{
+    return p2p_mt_on && T.owner_asleep;
+}
+
+unsigned p2p_mt_sleep_begin(void)
+{
+    if (!p2p_mt_on) return 0;
+    unsigned depth = t_depth;
+    T.owner_asleep = true;
+    t_depth = 0;
+    drop();
+    return depth;
+}
+
+void p2p_mt_sleep_end(unsigned depth)
+{
+    if (!p2p_mt_on) return;
+    pthread_mutex_lock(&T.lock);
+    t_depth = depth;
+    T.owner_asleep = false;
+}
+
+void p2p_mt_wait_turn(int timeout_ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    T.waiters++;
+    pthread_cond_timedwait(&T.turn, &T.lock, &until); /* the mutex is held once */
+    T.waiters--;
+}
+
+void p2p_mt_yield(void)
+{
+    if (!p2p_mt_on) return;
+    unsigned depth = t_depth;
+    t_depth = 0;
+    drop();
+    sched_yield(); /* let a thread blocked on the lock have it */
+    pthread_mutex_lock(&T.lock);
+    t_depth = depth;
+}
