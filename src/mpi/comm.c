@@ -88,23 +88,61 @@ static sl_status_t coll_allgather(const mcomm_t *c, int tag, const void *mine, v
     return st;
 }
 
+/* One agreement at a time per process: under MPI_THREAD_MULTIPLE two
+ * threads may create communicators on different parents at once, and
+ * their exchanges let the lock go; with both in flight they could agree on
+ * the same id.  A round is therefore taken only while this rank holds the
+ * token; a rank whose token is out says so instead of blocking (its other
+ * agreement may need members that wait in this one), and the whole round
+ * is tried again after a random pause. */
+static bool ctx_token;
+
+/* A random pause before round + 1, growing with the rounds (up to ~3 ms),
+ * so that two agreements that keep colliding fall apart. */
+static void mcomm_backoff(unsigned round)
+{
+    static unsigned seed;
+    if (!seed) seed = (unsigned)mpi_world_rank * 2654435761u + 1u;
+    seed = seed * 1103515245u + 12345u;
+    unsigned span = 50u << (round < 6 ? round : 6);
+    p2p_mt_sleep_us(10u + (seed >> 8) % span);
+}
+
+/* One round: the lowest context id no member of c uses (*found), or busy
+ * when some member's token was out. */
+static sl_status_t ctx_round(const mcomm_t *c, uint64_t *all, int *found, bool *busy)
+{
+    uint64_t mine[CTX_WORDS + 1];
+    bool took = !ctx_token;
+    ctx_token = true;
+    memcpy(mine, ctx_used, sizeof ctx_used);
+    mine[CTX_WORDS] = !took;
+    sl_status_t st = coll_allgather(c, TAG_CTX, mine, all, sizeof mine);
+    *busy = false;
+    for (int r = 0; st == SL_OK && r < c->size; r++)
+        *busy |= all[(size_t)r * (CTX_WORDS + 1) + CTX_WORDS] != 0;
+    *found = -1;
+    for (unsigned w = 0; st == SL_OK && !*busy && w < CTX_WORDS && *found < 0; w++) {
+        uint64_t used = 0;
+        for (int r = 0; r < c->size; r++) used |= all[(size_t)r * (CTX_WORDS + 1) + w];
+        if (~used) *found = (int)(w * 64 + (unsigned)__builtin_ctzll(~used));
+    }
+    if (took) ctx_token = false; /* the caller marks the id used before it lets the lock go */
+    return st;
+}
+
 /* The lowest context id no member of c uses, or -1. */
 static int ctx_agree(const mcomm_t *c)
 {
-    size_t len = sizeof ctx_used;
-    uint64_t *all = malloc(len * (size_t)c->size);
-    if (!all || coll_allgather(c, TAG_CTX, ctx_used, all, len) != SL_OK) {
-        free(all);
-        return -1;
-    }
+    uint64_t *all = malloc(sizeof(uint64_t) * (CTX_WORDS + 1) * (size_t)c->size);
     int found = -1;
-    for (unsigned w = 0; w < CTX_WORDS && found < 0; w++) {
-        uint64_t used = 0;
-        for (int r = 0; r < c->size; r++) used |= all[(size_t)r * CTX_WORDS + w];
-        if (~used) found = (int)(w * 64 + (unsigned)__builtin_ctzll(~used));
+    bool busy = true;
+    for (unsigned round = 0; all && busy; round++) {
+        if (ctx_round(c, all, &found, &busy) != SL_OK) break;
+        if (busy) mcomm_backoff(round);
     }
     free(all);
-    return found;
+    return busy ? -1 : found;
 }
 
 static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *world_of,

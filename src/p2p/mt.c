@@ -116,3 +116,18 @@ void p2p_mt_yield(void)
     pthread_mutex_lock(&T.lock);
     t_depth = depth;
 }
+
+void p2p_mt_sleep_us(unsigned us)
+{
+    unsigned depth = t_depth;
+    if (depth) {
+        t_depth = 0;
+        drop();
+    }
+    struct timespec ts = {.tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000L};
+    nanosleep(&ts, NULL);
+    if (depth) {
+        pthread_mutex_lock(&T.lock);
+        t_depth = depth;
+    }
+}

@@ -113,6 +113,8 @@ static inline bool p2p_mt_enter(void)
 {
     return p2p_mt_on && p2p_mt_lock();
 }
+/* Sleep us microseconds, without the lock if this thread holds it. */
+void p2p_mt_sleep_us(unsigned us);
 /* For __attribute__((cleanup)): *held is what p2p_mt_enter returned. */
 static inline void p2p_mt_exit(const bool *held)
 {

@@ -5,7 +5,8 @@
  * to rank+1, receives from rank-1).  Every byte of every message is
  * checked, and so are statuses and MPI's order per thread: each thread's
  * messages on a (communicator, tag) arrive in the order that thread sent
- * them.  Sizes cross the short ring, eager, HYBRID and rendezvous.
+ * them.  Sizes cross the short ring, eager, HYBRID and rendezvous.  The
+ * threads also create communicators at once, each from its own parent.
  * usage: mpi_mt_test [threads] [rounds] */
 #include <mpi.h>
 #include <pthread.h>
@@ -206,6 +207,33 @@ static void own_comm(thr_t *th)
     EXPECT(MPI_Waitall(8, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
 }
 
+/* Communicators made by several threads at once, each from its own parent
+ * (MPI allows that): each must get a context of its own on every rank.  A
+ * message on tag 9 of each new communicator carries its thread: with two
+ * threads' communicators on one context, one would take the other's. */
+static void new_comms(thr_t *th)
+{
+    MPI_Comm d, s;
+    EXPECT(MPI_Comm_dup(th->own, &d) == MPI_SUCCESS);
+    EXPECT(MPI_Comm_split(th->own, 0, -g_rank, &s) == MPI_SUCCESS);
+    int sr = -1, ss = -1;
+    EXPECT(MPI_Comm_rank(s, &sr) == MPI_SUCCESS && MPI_Comm_size(s, &ss) == MPI_SUCCESS);
+    EXPECT(ss == g_size && sr == g_size - 1 - g_rank); /* keys reverse the order */
+    MPI_Comm cs[2] = {d, s};
+    for (int i = 0; i < 2; i++) {
+        int me, n, out[2] = {th->t, i}, in[2] = {-1, -1};
+        MPI_Comm_rank(cs[i], &me);
+        MPI_Comm_size(cs[i], &n);
+        MPI_Request rq;
+        EXPECT(MPI_Isend(out, 2, MPI_INT, (me + 1) % n, 9, cs[i], &rq) == MPI_SUCCESS);
+        EXPECT(MPI_Recv(in, 2, MPI_INT, (me + n - 1) % n, 9, cs[i], MPI_STATUS_IGNORE) ==
+               MPI_SUCCESS);
+        EXPECT(in[0] == th->t && in[1] == i);
+        EXPECT(MPI_Wait(&rq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    }
+    EXPECT(MPI_Comm_free(&d) == MPI_SUCCESS && MPI_Comm_free(&s) == MPI_SUCCESS);
+}
+
 static void *thread_main(void *arg)
 {
     thr_t *th = arg;
@@ -223,6 +251,8 @@ static void *thread_main(void *arg)
         probes(th, MPI_COMM_WORLD, tag + 500);
         snprintf(t_case, sizeof t_case, "thread %d round %d: own comm", th->t, r);
         own_comm(th);
+        snprintf(t_case, sizeof t_case, "thread %d round %d: new communicators", th->t, r);
+        new_comms(th);
     }
     return NULL;
 }
