@@ -162,8 +162,9 @@ static sl_status_t split_wait_peer(wire_t *w, int peer, uint32_t claimed)
         }
         if (spins < 20000) sched_yield();
         else nanosleep(&(struct timespec){.tv_nsec = 50000}, NULL);
-        if (spins % 1024 == 0 && shm_check_dead(w) && atomic_load(&w->peers[peer].dead))
-            return SL_ERR_PEER_DEAD;
+        if (spins % 1024 != 0) continue;
+        shm_check_dead(w);
+        if (atomic_load(&w->peers[peer].dead)) return SL_ERR_PEER_DEAD;
     }
     return atomic_load_explicit(&h->split_failed, memory_order_relaxed) ? SL_ERR_SYS : SL_OK;
 }
@@ -543,8 +544,8 @@ sl_status_t wire_bulk_wait(wire_t *w, wire_bulk_t *op)
     if (!w || !op) return SL_ERR_INVALID;
     while (!atomic_load_explicit(&op->done, memory_order_acquire)) {
         if (wire_progress(w) > 0) continue;
-        sl_status_t st = wire_wait(w, -1);
-        if (st == SL_ERR_PEER_DEAD) {
+        /* a death elsewhere in the job is not this op's: it waits on */
+        if (wire_wait(w, -1) == SL_ERR_PEER_DEAD && atomic_load(&w->peers[op->peer].dead)) {
             wire_progress(w); /* reaps ops of the dead peer */
             if (!atomic_load(&op->done)) return SL_ERR_PEER_DEAD;
         }

@@ -434,28 +434,39 @@ int shm_drain(wire_t *w, int budget)
     return n;
 }
 
+static bool peer_ended(const wire_peer_t *p)
+{
+    if (p->pidfd >= 0) {
+        struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+        return poll(&pfd, 1, 0) > 0;
+    }
+    return kill(p->pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Peer r's process has ended.  One that had begun wire_fini left the job:
+ * ranks finalize at different moments, so the first ones end while the
+ * others still run, and that is no error.  Any other end is a death,
+ * reported once. */
+static void peer_gone(wire_t *w, int r)
+{
+    wire_peer_t *p = &w->peers[r];
+    bool left = atomic_load_explicit(&p->hdr->leaving, memory_order_acquire) != 0;
+    atomic_store(&p->left, left);
+    if (atomic_exchange(&p->dead, true)) return; /* another thread found it first */
+    if (left) sl_log_debug("wire: rank %d (pid %d) has left", r, (int)p->pid);
+    else sl_log_error("wire: rank %d (pid %d) has died", r, (int)p->pid);
+    wire_drop_parked(w, r);
+    atomic_fetch_add_explicit(&w->gone, 1, memory_order_release);
+}
+
 bool shm_check_dead(wire_t *w)
 {
-    bool any = false;
+    bool died = false;
     for (int r = 0; r < w->size; r++) {
         wire_peer_t *p = &w->peers[r];
         if (r == w->rank) continue;
-        if (atomic_load(&p->dead)) {
-            any = true;
-            continue;
-        }
-        bool gone;
-        if (p->pidfd >= 0) {
-            struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
-            gone = poll(&pfd, 1, 0) > 0;
-        } else {
-            gone = kill(p->pid, 0) != 0 && errno == ESRCH;
-        }
-        if (gone) {
-            atomic_store(&p->dead, true);
-            sl_log_error("wire: rank %d (pid %d) has died", r, (int)p->pid);
-            any = true;
-        }
+        if (!atomic_load(&p->dead) && peer_ended(p)) peer_gone(w, r);
+        died |= atomic_load(&p->dead) && !atomic_load(&p->left);
     }
-    return any;
+    return died;
 }

@@ -169,6 +169,8 @@ static void wire_print_stats(const wire_t *w)
 sl_status_t wire_fini(wire_t *w)
 {
     if (!w) return SL_ERR_INVALID;
+    /* from here on, the end of this process is a normal one for the peers */
+    atomic_store_explicit(&w->hdr->leaving, 1, memory_order_release);
     if (sl_param_flag(SL_PARAM_STATS)) wire_print_stats(w);
     for (int r = 0; r < w->size; r++)
         if (!sl_list_empty(&w->peers[r].pending))
@@ -257,6 +259,19 @@ static void wire_drain_pending(wire_t *w, int dst)
     }
 }
 
+void wire_drop_parked(wire_t *w, int peer)
+{
+    wire_peer_t *p = &w->peers[peer];
+    pthread_mutex_lock(&p->lock);
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &p->pending) {
+        sl_list_remove(pos);
+        free(sl_list_entry(pos, wire_pend_t, link));
+        atomic_fetch_sub(&w->parked, 1);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
 void wire_credits_arrived(wire_t *w, int peer, uint32_t credits)
 {
     wire_peer_t *p = &w->peers[peer];
@@ -328,8 +343,12 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
     if (len > WIRE_MSG_MAX) return SL_ERR_INVALID;
     if (dst == w->rank) return wire_send_self(w, type, iov, iovcnt, len);
     wire_peer_t *p = &w->peers[dst];
-    if (atomic_load(&p->dead)) return SL_ERR_PEER_DEAD;
     pthread_mutex_lock(&p->lock);
+    /* under the lock: a message parked now would miss wire_drop_parked */
+    if (atomic_load(&p->dead)) {
+        pthread_mutex_unlock(&p->lock);
+        return SL_ERR_PEER_DEAD;
+    }
     WIRE_STAT_OWN(&p->tx, msgs_tx, 1);
     if (fb_try_send(w, dst, type, iov, iovcnt, len, lazy)) {
         pthread_mutex_unlock(&p->lock);
@@ -572,6 +591,16 @@ int64_t wire_spin_ns(const wire_t *w)
 int wire_parked(const wire_t *w)
 {
     return atomic_load(&w->parked);
+}
+
+uint32_t wire_peers_gone(const wire_t *w)
+{
+    return atomic_load_explicit(&w->gone, memory_order_acquire);
+}
+
+bool wire_peer_gone(const wire_t *w, int peer)
+{
+    return peer >= 0 && peer < w->size && peer != w->rank && atomic_load(&w->peers[peer].dead);
 }
 
 sl_status_t wire_flush(wire_t *w, int64_t timeout_ns)

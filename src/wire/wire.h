@@ -73,7 +73,9 @@ typedef struct wire_layout {
 sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out);
 
 /* Release everything.  Messages still parked for credits are dropped with a
- * warning: callers complete their traffic first (e.g. a fence). */
+ * warning: callers complete their traffic first (e.g. a fence).  From its
+ * start, the end of this process is a normal one for the peers, not a
+ * death (wire_peers_gone). */
 sl_status_t wire_fini(wire_t *w);
 
 int wire_rank(const wire_t *w);
@@ -84,7 +86,7 @@ void wire_get_stats(const wire_t *w, wire_stats_t *out);
 /* Send a message of type (<= WIRE_TYPE_USER_MAX) made of the iov pieces to
  * dst (dst == own rank is allowed).  The data is copied before return.
  * SL_ERR_INVALID for a bad rank, type or size, SL_ERR_NOMEM when parking
- * failed (nothing was sent then), SL_ERR_PEER_DEAD when dst has died. */
+ * failed (nothing was sent then), SL_ERR_PEER_DEAD when dst is gone (below). */
 sl_status_t wire_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int iovcnt);
 /* The same for a message nobody needs handled before dst's application
  * next waits in the library: it wakes dst only if an application thread of
@@ -115,6 +117,15 @@ sl_status_t wire_flush(wire_t *w, int64_t timeout_ns);
 
 /* Messages currently parked for lack of credits (all peers). */
 int wire_parked(const wire_t *w);
+
+/* Peers whose process has ended, found by the dead-peer checks of waits
+ * (every WIRE_SLEEP_SLICE of sleep): those that died, and those that left
+ * after their wire_fini.  Nothing more comes from a gone peer, sends to it
+ * fail (SL_ERR_PEER_DEAD) and what was parked for it is dropped.  How many
+ * so far (a layer above compares it with the count it has handled), and
+ * whether peer is one of them. */
+uint32_t wire_peers_gone(const wire_t *w);
+bool wire_peer_gone(const wire_t *w, int peer);
 /* More ranks on this host than it has CPUs: a waiting rank should give its
  * CPU away soon, since the rank it waits for may need it. */
 bool wire_oversubscribed(const wire_t *w);
@@ -125,7 +136,9 @@ int64_t wire_spin_ns(const wire_t *w);
 /* Wait until work may be available or timeout_ns passes (< 0: no limit):
  * spins for SLUICE_SPIN_US, yielding in the second half, then sleeps on the
  * mailbox futex.  Returns SL_OK (work may be there: call wire_progress),
- * SL_ERR_TIMEOUT, or SL_ERR_PEER_DEAD when a peer process has died. */
+ * SL_ERR_TIMEOUT, or SL_ERR_PEER_DEAD when a peer process has died (ended
+ * before its wire_fini; a peer that left is no error, see wire_peers_gone):
+ * after each sleep slice without work, for as long as the job runs. */
 sl_status_t wire_wait(wire_t *w, int64_t timeout_ns);
 
 /* wire_wait with its own spin budget: a progress thread passes 0 so it

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 5u
+#define SHM_VERSION 6u
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
 #define SHM_PIGGY_BYTES 2u
@@ -55,16 +55,20 @@ typedef struct SL_ALIGNED_LINE fb_cell {
 _Static_assert(sizeof(fb_cell_t) == FB_CELL, "fastbox cell layout");
 
 /* Start of every rank's segment.  Written once by the owner before the
- * attach fence, except the futex/sleepers line (owner and wakers), the
- * tail line (senders' fetch-and-add) and the split-copy line (owner and
- * the peer helping with its copy). */
+ * attach fence, except `leaving` (set by the owner in wire_fini), the
+ * futex/sleepers line (owner and wakers), the tail line (senders'
+ * fetch-and-add) and the split-copy line (owner and the peer helping with
+ * its copy). */
 typedef struct shm_hdr {
     uint64_t magic;
     uint32_t version, rank, job_size, pid;
     char jobkey[BOOT_JOBKEY_LEN];
     uint32_t slots, credit_slots, quota, pkt_slots;
     uint32_t stage_chans, stage_chunk;
-    uint32_t fb_cells, rsvd0; /* fastbox cells per sender (0: no fastboxes) */
+    uint32_t fb_cells;        /* fastbox cells per sender (0: no fastboxes) */
+    /* Non-zero once the owner has begun wire_fini: when its process ends
+     * after that, it left the job; any other end is a death. */
+    _Atomic uint32_t leaving;
     uint64_t ring_off, fb_off, stage_off, heap_off, heap_len, seg_len;
     uint64_t self_addr; /* where the owner mapped it: target of the CMA probe */
     SL_ALIGNED_LINE _Atomic uint32_t wake_seq; /* futex word */
@@ -154,7 +158,8 @@ typedef struct wire_peer {
     pid_t pid;
     int pidfd;
     bool cma;
-    _Atomic bool dead;
+    _Atomic bool dead;      /* its process has ended: sends fail, nothing more comes */
+    _Atomic bool left;      /* ... after its wire_fini (set before dead): not an error */
     /* Message numbers (fastbox.c).  Under lock: the next user message to
      * this peer gets tx_msgs; fb_tx of them went into our fastbox cells in
      * its segment, fb_out.  The drainer's: rx_msgs is the number of the
@@ -199,6 +204,7 @@ struct wire {
     _Atomic int self_count;
     _Atomic uint32_t kicked;
     _Atomic int parked;         /* wire_pend_t on all peers' queues */
+    _Atomic uint32_t gone;      /* peers found dead or left so far */
 
     pthread_mutex_t stage_lock; /* staged copies, both roles */
     uint64_t chan_free;         /* bitmap of our free channels */
@@ -237,6 +243,9 @@ void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size
 int shm_drain(wire_t *w, int budget);
 bool shm_ring_ready(wire_t *w);
 void shm_wake(wire_t *w, shm_hdr_t *h);
+/* Look for peers whose process has ended (pidfd, else kill(0)); each end
+ * is handled once, by the thread that finds it.  Returns whether a peer
+ * has died (ended without leaving), now or before. */
 bool shm_check_dead(wire_t *w);
 /* Log the formatted reason and end the job with code (corruption, a broken
  * invariant: nothing this rank can recover from). */
@@ -251,6 +260,8 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
 sl_status_t wire_send_internal_lazy(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
                                     int iovcnt);
 void wire_credits_arrived(wire_t *w, int peer, uint32_t credits);
+/* peer has ended: what is parked for it would wait for credits forever. */
+void wire_drop_parked(wire_t *w, int peer);
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data,
                   size_t len);
 

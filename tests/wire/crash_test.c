@@ -9,8 +9,13 @@
  *                rank 1 (SLUICE_BULK_SPLIT), and rank 1 dies holding a piece
  *                (SLUICE_TEST_CRASH=1:split-help): rank 0's wire_get returns
  *                SL_ERR_PEER_DEAD instead of waiting for the piece forever.
- * usage: crash_test KEYFILE init|run|split */
+ *   mode "leave": no crash.  Rank 1 finalizes its wire and exits normally;
+ *                rank 0, waiting meanwhile, never gets SL_ERR_PEER_DEAD and
+ *                nothing is logged, yet it learns that rank 1 is gone (a
+ *                send to it fails).
+ * usage: crash_test KEYFILE init|run|split|leave */
 #include "util/status.h"
+#include "util/sys.h"
 #include "wtest.h"
 
 #include <signal.h>
@@ -49,6 +54,30 @@ static int split_crash(wt_ctx_t *c)
     return 0;
 }
 
+static int leave(wt_ctx_t *c)
+{
+    if (c->rank == 1) {
+        wt_fini(c);
+        return 0;
+    }
+    /* long enough for several of the wire's 100 ms dead-peer checks */
+    uint64_t t0 = sl_now_ns();
+    while (sl_now_ns() - t0 < 1500000000ull) {
+        if (wire_progress(c->wire) > 0) continue;
+        sl_status_t st = wire_wait(c->wire, 200000000);
+        CHECK_MSG(st == SL_OK || st == SL_ERR_TIMEOUT, "wire_wait returned %s",
+                  sl_status_name(st));
+    }
+    CHECK(wire_peer_gone(c->wire, 1));
+    CHECK_EQ(wire_peers_gone(c->wire), 1);
+    char b = 0;
+    CHECK_EQ(wire_send_buf(c->wire, 1, T_NEVER, &b, 1), SL_ERR_PEER_DEAD);
+    printf("rank 0: rank 1 left, no death reported\n");
+    fflush(stdout);
+    wt_fini(c);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     CHECK(argc == 3);
@@ -65,6 +94,7 @@ int main(int argc, char **argv)
     CHECK_OK(boot_fence(c.boot));
     CHECK_OK(wt_wire(&c)); /* "init": rank 1 dies in here */
     if (strcmp(argv[2], "split") == 0) return split_crash(&c);
+    if (strcmp(argv[2], "leave") == 0) return leave(&c);
     CHECK(strcmp(argv[2], "run") == 0);
     if (c.rank == 1) raise(SIGKILL);
     if (c.rank == 0) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Kill a rank with SIGKILL and check that sluicerun reports it, exits with
-# 128+9, and that nothing of the job is left in /dev/shm.
+# 128+9, and that nothing of the job is left in /dev/shm; and that a rank
+# leaving normally is not reported as a death.
 # usage: crash_test.sh SLUICERUN CRASH_TEST_EXE
 run=${1:?sluicerun}; exe=${2:?crash_test}
 tmp=$(mktemp -d) || exit 1
@@ -35,4 +36,11 @@ SLUICE_TEST_CRASH=1:split-help SLUICE_BULK_SPLIT=262144 "$run" -n 2 --grace 5 "$
     >"$tmp/out" 2>&1
 rc=$?
 check split "split copy failed with SL_ERR_PEER_DEAD" "the copying rank got SL_ERR_PEER_DEAD"
+# 4. No crash: a rank that finalizes and exits first is not a death.
+"$run" -n 2 "$exe" "$tmp/key" leave >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "leave: exit status $rc, expected 0"
+grep -q "rank 1 left, no death reported" "$tmp/out" || fail "leave: rank 0 did not finish"
+! grep -q "died\|error" "$tmp/out" || fail "leave: a normal exit reported as an error"
+echo "leave: exit 0, rank 1 gone without an error"
 echo "1 passed, 0 failed"
