@@ -30,7 +30,16 @@ void ptl_note_change(void)
 
 int ptl_progress_locked(void)
 {
+    /* read before the drain: what a gone peer sent before it ended is in
+     * the mailbox by then, and this pass takes the answers it can reach
+     * before it fails the operations still waiting */
+    uint32_t gone = wire_peers_gone(ptl_g.wire);
     int n = wire_progress(ptl_g.wire);
+    if (gone != ptl_g.gone_seen) {
+        ptl_g.gone_seen = gone;
+        ptl_xfer_fail_gone();
+        n++;
+    }
     n += ptl_target_run_deferred();
     if (ptl_g.ready_head) {
         ptl_trig_run_ready();
@@ -127,10 +136,11 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         }
         PTL_UNLOCK();
         int64_t idle = (int64_t)(now - active);
-        sl_status_t st = wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
+        /* SL_ERR_PEER_DEAD needs nothing here: the wire has logged the
+         * death, and the next progress fails the operations towards it */
+        wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
         waited = true;
         PTL_LOCK();
-        if (st == SL_ERR_PEER_DEAD) sl_log_error("ptl: a peer process died");
     }
     /* learn from one wait in 8: the average moves slowly anyway, and the
      * clock read is on the way back to the caller */

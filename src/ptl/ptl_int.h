@@ -200,6 +200,7 @@ typedef struct ptl_global {
     ptl_trig_t *ready_head, *ready_tail;  /* released, to run after the current step */
     bool running_ready;
     struct ptl_rx *rx;          /* per-source reassembly of multi-packet requests */
+    uint32_t gone_seen;         /* wire_peers_gone() when operations were last failed */
 } ptl_global_t;
 
 extern ptl_global_t ptl_g;
@@ -272,6 +273,7 @@ typedef struct ptl_resp_hdr {
 typedef struct ptl_xfer {
     uint32_t id;
     int kind;
+    int rank;               /* target's job rank */
     ptl_md_obj_t *md;       /* put side (PUT/ATOMIC/FETCH/SWAP) or get side (GET) */
     ptl_md_obj_t *get_md;   /* FETCH/SWAP: where the old value goes */
     ptl_size_t local_offset, local_get_offset, length;
@@ -378,6 +380,9 @@ int ptl_me_unlink_locked(ptl_handle_me_t h);
 void ptl_wire_recv(void *arg, const wire_frag_t *f);
 void ptl_rx_free(void);
 void ptl_initiator_response(int src, const ptl_resp_hdr_t *h, const void *data, size_t len);
+/* Complete every operation in flight towards a peer that is gone (died or
+ * left) as failed, PTL_NI_UNDELIVERABLE: no answer will come. */
+void ptl_xfer_fail_gone(void);
 
 /* atomic.c */
 size_t ptl_atom_size(ptl_datatype_t dt);

@@ -57,8 +57,9 @@ static void respond(tgt_t *t)
         iov[1].iov_len = t->reply_len;
         n = 2;
     }
-    if (wire_send(ptl_g.wire, t->src, PTL_PKT_RESP, iov, n) != SL_OK)
-        sl_log_error("ptl: cannot answer rank %d", t->src);
+    sl_status_t st = wire_send(ptl_g.wire, t->src, PTL_PKT_RESP, iov, n);
+    if (st != SL_OK && st != SL_ERR_PEER_DEAD) /* a gone initiator waits for nothing */
+        sl_log_error("ptl: cannot answer rank %d: %s", t->src, sl_status_string(st));
 }
 
 static void fail(tgt_t *t, ptl_ni_fail_t why, ptl_sr_index_t reg)

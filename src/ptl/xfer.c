@@ -104,17 +104,18 @@ static void *md_addr(ptl_md_obj_t *m, ptl_size_t off, ptl_size_t len)
     return ptl_region_addr(m->md.start, m->md.length, m->md.options, off, len);
 }
 
-static int xfer_send_req(ptl_xfer_t *x, int rank, ptl_req_hdr_t *h, const void *data,
-                         ptl_size_t dlen, bool lazy)
+/* SL_ERR_PEER_DEAD (the target is gone) is the caller's to handle; other
+ * failures are logged. */
+static sl_status_t xfer_send_req(int rank, ptl_req_hdr_t *h, const void *data, ptl_size_t dlen,
+                                 bool lazy)
 {
     unsigned char wire_hdr[PTL_REQ_WIRE_MAX];
     struct iovec iov[2] = {{wire_hdr, ptl_req_encode(h, wire_hdr)}, {(void *)data, dlen}};
     sl_status_t st = lazy ? wire_send_lazy(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1)
                           : wire_send(ptl_g.wire, rank, PTL_PKT_REQ, iov, dlen ? 2 : 1);
-    if (st == SL_OK) return PTL_OK;
-    sl_log_error("ptl: sending to rank %d failed: %s", rank, sl_status_string(st));
-    (void)x;
-    return PTL_FAIL;
+    if (st != SL_OK && st != SL_ERR_PEER_DEAD)
+        sl_log_error("ptl: sending to rank %d failed: %s", rank, sl_status_string(st));
+    return st;
 }
 
 /* Does a put or get move its data by the wire's one-sided copy rather than
@@ -148,7 +149,7 @@ static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int ra
     bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || ack != PTL_NO_ACK_REQ;
     ptl_xfer_t on_stack, *x = carries_data && !bulk && !wait ? &on_stack : calloc(1, sizeof *x);
     if (!x) return PTL_NO_SPACE;
-    *x = (ptl_xfer_t){.kind = a->kind, .md = md, .local_offset = a->local_offset,
+    *x = (ptl_xfer_t){.kind = a->kind, .rank = rank, .md = md, .local_offset = a->local_offset,
                       .local_get_offset = a->local_get_offset, .length = a->length,
                       .ack_req = ack, .user_ptr = a->user_ptr, .id = PTL_INVALID_HANDLE};
     if (a->kind == RK_FETCH || a->kind == RK_SWAP) x->get_md = ptl_md_get(a->get_md);
@@ -202,11 +203,13 @@ static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int ra
     }
     /* PTL_MD_SLUICE_LAZY: an inline put that needs no prompt target action */
     bool lazy = a->kind == RK_PUT && !bulk && (md->md.options & PTL_MD_SLUICE_LAZY);
-    int rc = xfer_send_req(x, rank, &h, data, dlen, lazy);
+    sl_status_t st = xfer_send_req(rank, &h, data, dlen, lazy);
     free(bounce);
-    if (rc != PTL_OK) {
+    if (st != SL_OK) {
         xfer_free(x);
-        return rc;
+        if (st != SL_ERR_PEER_DEAD) return PTL_FAIL;
+        ptl_xfer_start_failed(a); /* like one in flight when its target went */
+        return PTL_OK;
     }
     if (carries_data && !bulk) {
         xfer_send_done(x, PTL_NI_OK); /* the bytes are in the packet: buffer reusable */
@@ -223,10 +226,11 @@ int ptl_xfer_start(const ptl_xfer_args_t *a)
     return xfer_start_checked(a, md, rank);
 }
 
-/* A triggered operation that could not start (its peer gone, no memory):
- * it completes as failed (PTL_NI_UNDELIVERABLE), with the events and
- * counts its MDs ask for, so that nothing waits for it forever and chains
- * on the same counters (which fire on success + failure) still run. */
+/* An operation that could not start (its target gone; a triggered one also
+ * for lack of memory): it completes as failed (PTL_NI_UNDELIVERABLE), with
+ * the events and counts its MDs ask for, so that nothing waits for it
+ * forever and chains on the same counters (which fire on success +
+ * failure) still run. */
 void ptl_xfer_start_failed(const ptl_xfer_args_t *a)
 {
     ptl_md_obj_t *md = ptl_md_get(a->md);
@@ -285,14 +289,30 @@ void ptl_initiator_response(int src, const ptl_resp_hdr_t *r, const void *data, 
 {
     ptl_xfer_t *x = ptl_handle_get(HT_XFER, r->xfer_id);
     if (!x) {
-        sl_log_error("ptl: response from rank %d for an unknown operation", src);
+        /* one from a gone peer may be late: its operation has failed */
+        if (!wire_peer_gone(ptl_g.wire, src))
+            sl_log_error("ptl: response from rank %d for an unknown operation", src);
         return;
     }
-    if (x->send_pending)
-        xfer_send_done(x, r->ni_fail == PTL_NI_SEGV ? PTL_NI_UNDELIVERABLE : PTL_NI_OK);
+    /* the target could not read the data, or is gone */
+    bool unread = r->ni_fail == PTL_NI_SEGV || r->ni_fail == PTL_NI_UNDELIVERABLE;
+    if (x->send_pending) xfer_send_done(x, unread ? PTL_NI_UNDELIVERABLE : PTL_NI_OK);
     if (r->flags & PF_RESP_REPLY) xfer_reply(x, r, data, len);
     else if (x->ack_req != PTL_NO_ACK_REQ) xfer_ack(x, r);
     xfer_free(x);
+}
+
+void ptl_xfer_fail_gone(void)
+{
+    const ptl_table_t *t = &ptl_g.tables[HT_XFER];
+    for (uint32_t i = 0; i < t->cap; i++) {
+        ptl_xfer_t *x = t->obj[i];
+        if (!x || !wire_peer_gone(ptl_g.wire, x->rank)) continue;
+        bool reply = x->kind == RK_GET || x->kind == RK_FETCH || x->kind == RK_SWAP;
+        ptl_resp_hdr_t r = {.ni_fail = PTL_NI_UNDELIVERABLE, .xfer_id = x->id,
+                            .flags = reply ? PF_RESP_REPLY : PF_RESP_ACK};
+        ptl_initiator_response(x->rank, &r, NULL, 0); /* frees x */
+    }
 }
 
 /* ---- wire receive: whole messages, reassembled per source when cut up ------------------- */
