@@ -162,6 +162,15 @@ static void expect_events(env_t *v, int first, int last, int want)
     }
 }
 
+/* Operations [first, last), v->failed of which count on the CT, fail:
+ * PtlCTWait returns, `events` failure events arrive, the CT counts them. */
+static void all_failed(env_t *v, int first, int last, int events)
+{
+    wait_returns(v, now_s() + 10);
+    expect_events(v, first, last, events);
+    check_failures(v);
+}
+
 /* Rank 0: what it had in flight when rank 1 died fails, and so does what
  * it issues afterwards. */
 static void survive_crash(env_t *v)
@@ -179,10 +188,7 @@ static void survive_crash(env_t *v)
     PT_OK(PtlCTInc(v->trig, (ptl_ct_event_t){1, 0})); /* fires now: outstanding */
     pt_barrier(&v->c); /* rank 1 dies after this */
     double t0 = now_s();
-    wait_returns(v, t0 + 10);
-    /* failed events: ACK 0, SEND 1, REPLY 2 3 5 6 7 */
-    expect_events(v, 0, 8, 7);
-    check_failures(v);
+    all_failed(v, 0, 8, 7); /* failed events: ACK 0, SEND 1, REPLY 2 3 5 6 7 */
     printf("rank 0: 8 operations in flight failed %.2f s after the death\n", now_s() - t0);
 
     /* Triggered operations firing after the death, then plain ones. */
@@ -193,10 +199,8 @@ static void survive_crash(env_t *v)
     atomic(v, 15);
     fetch(v, 16);
     swap(v, 17);
-    wait_returns(v, now_s() + 10);
     /* SEND of the 8 puts, atomics, fetches and swaps, REPLY of the 6 gets, fetches, swaps */
-    expect_events(v, 8, 18, 14);
-    check_failures(v);
+    all_failed(v, 8, 18, 14);
     printf("rank 0: 10 operations issued after the death failed\n");
     PT_OK(PtlMDRelease(v->md)); /* nothing is left in flight on it */
     fflush(stdout);
@@ -208,9 +212,7 @@ static void survive_leave(env_t *v)
     get(v, 0, SMALL);
     pt_barrier(&v->c); /* rank 1 leaves after this */
     double t0 = now_s();
-    wait_returns(v, t0 + 10);
-    expect_events(v, 0, 1, 1);
-    check_failures(v);
+    all_failed(v, 0, 1, 1);
     printf("rank 0: the get failed %.2f s after rank 1 left\n", now_s() - t0);
     PT_OK(PtlMDRelease(v->md));
     fflush(stdout);
