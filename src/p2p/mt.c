@@ -25,12 +25,12 @@
 #include <time.h>
 
 bool p2p_mt_on;
+bool p2p_mt_asleep; /* a thread sleeps in the engine, without the lock */
 
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t turn;   /* waiters that are not the owner */
     unsigned waiters;      /* sleeping on turn */
-    bool owner_asleep;     /* a thread sleeps in the engine, without the lock */
 } T = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread unsigned t_depth; /* how deep this thread is in the lock */
@@ -68,16 +68,11 @@ void p2p_mt_unlock(void)
 
 /* ---- inside the layer --------------------------------------------------------------------- */
 
-bool p2p_mt_engine_busy(void)
-{
-    return p2p_mt_on && T.owner_asleep;
-}
-
 unsigned p2p_mt_sleep_begin(void)
 {
     if (!p2p_mt_on) return 0;
     unsigned depth = t_depth;
-    T.owner_asleep = true;
+    p2p_mt_asleep = true;
     t_depth = 0;
     drop();
     return depth;
@@ -88,7 +83,7 @@ void p2p_mt_sleep_end(unsigned depth)
     if (!p2p_mt_on) return;
     pthread_mutex_lock(&T.lock);
     t_depth = depth;
-    T.owner_asleep = false;
+    p2p_mt_asleep = false;
 }
 
 void p2p_mt_wait_turn(int timeout_ms)

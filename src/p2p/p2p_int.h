@@ -172,7 +172,11 @@ static inline bool p2p_announcing(void)
  * The owner's sleep: give the lock up (returns this thread's depth in it)
  * and take it back.  Sleep on the waiters' turn until woken or timeout_ms
  * (lock held once, given up meanwhile).  Give the lock up for a moment. */
-bool p2p_mt_engine_busy(void);
+extern bool p2p_mt_asleep; /* written and read under the lock */
+static inline bool p2p_mt_engine_busy(void)
+{
+    return p2p_mt_on && p2p_mt_asleep;
+}
 unsigned p2p_mt_sleep_begin(void);
 void p2p_mt_sleep_end(unsigned depth);
 void p2p_mt_wait_turn(int timeout_ms);
