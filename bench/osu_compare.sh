@@ -14,7 +14,7 @@ modes=${MODES:-lat bw bibw}
 max=${MAX:-4194304}
 src=$(dirname "$0")/mpi_osu.c
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] && cp "$tmp/all" "$KEEP"; rm -rf "$tmp"' EXIT
 names=""
 i=0
 for b in "$@"; do

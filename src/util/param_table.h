@@ -46,11 +46,12 @@
     X(EAGER_LIMIT, "SLUICE_EAGER_LIMIT", INT, "65536", 0, 16777216,                         \
       "point-to-point messages up to this many bytes use the EAGER protocol (one put; an "  \
       "unexpected one waits in a bounce buffer)")                                          \
-    X(HYBRID_LIMIT, "SLUICE_HYBRID_LIMIT", INT, "131072", 0, 1073741824,                     \
+    X(HYBRID_LIMIT, "SLUICE_HYBRID_LIMIT", INT, "0", 0, 1073741824,                          \
       "messages over SLUICE_EAGER_LIMIT and up to this many bytes use HYBRID when the "      \
       "sender is first (copy to a library buffer, complete at once, the receiver pulls); "  \
-      "a RECEIVER_READY already there selects RECV_RNDV (paper 003 Table 1). On shared "    \
-      "memory HYBRID's copy costs as much as the transfer, hence the low default")         \
+      "a RECEIVER_READY already there selects RECV_RNDV (paper 003 Table 1). Off (0) by "   \
+      "default: on shared memory its copy costs as much as the transfer, and it lost to "   \
+      "the rendezvous in latency, bandwidth and overlap (docs/P2P.md)")                     \
     X(PROTOCOL, "SLUICE_PROTOCOL", STR, "auto", 0, 0,                                       \
       "point-to-point protocol: auto (paper 003 Table 1 by size and arrival order), or "    \
       "one forced for every message: eager, hybrid, send_rndv, recv_rndv, or traditional "  \

@@ -1,5 +1,6 @@
 /* The protocol suite (paper 003 Table 1) on 2 ranks, under whatever
- * SLUICE_PROTOCOL ctest sets: for medium (eager < n <= hybrid limit) and
+ * SLUICE_PROTOCOL ctest sets: for medium (eager < n, under the hybrid limit
+ * when SLUICE_HYBRID_LIMIT sets one) and
  * large messages, standard and synchronous sends, full-size and truncating
  * receives, in the three arrival orders (sender first, receiver first,
  * together), arranged by handshakes on another tag and never by sleeping.
@@ -379,10 +380,12 @@ int main(int argc, char **argv)
     if (m && *m) g_mode = m;
     const char *e = getenv("SLUICE_EAGER_LIMIT"), *h = getenv("SLUICE_HYBRID_LIMIT");
     size_t eager = e ? strtoul(e, NULL, 10) : 65536;
-    g_hybrid_limit = h ? strtoul(h, NULL, 10) : 131072;
-    g_medium = eager + 1 + 2047; /* odd, over the eager limit, under the hybrid limit */
-    g_large = g_hybrid_limit + 1024 * 1024 + 333;
-    EXPECT(g_medium <= g_hybrid_limit && g_medium > 1100);
+    /* the library's default is no HYBRID range (SLUICE_HYBRID_LIMIT=0) */
+    g_hybrid_limit = h && strtoul(h, NULL, 10) > eager ? strtoul(h, NULL, 10) : eager;
+    /* odd, over the eager limit, under the hybrid limit where there is one */
+    g_medium = eager + 1 + 2047;
+    g_large = (g_hybrid_limit > g_medium ? g_hybrid_limit : g_medium) + 1024 * 1024 + 333;
+    EXPECT(g_medium > 1100);
     matrix(rank);
     any_source(rank);
     stale_rr(rank);
