@@ -25,11 +25,16 @@ typedef struct self_msg {
  * us, 70 us with 50 us, 200-1500 us with spins learned up to 1 ms). */
 #define WIRE_OVERSUB_SPIN_NS 10000
 
-/* The automatic mailbox has at least this many slots (256 KiB): with 16 KiB
- * per sender, windowed 1-4 KiB messages stalled for credits and ran at
- * 0.27-0.30 of MPICH's bandwidth, 0.42-0.65 with 256 KiB.  Only jobs of up
- * to 16 ranks per host are affected; the memory is small next to the heap. */
-#define WIRE_AUTO_MIN_SLOTS 4096
+/* The automatic mailbox has at least this many slots (2 MiB, one per rank,
+ * shared by all its senders).  With 16 KiB per sender, windowed 1-4 KiB
+ * messages stalled for credits (0.27-0.30 of MPICH's bandwidth, 0.42-0.65
+ * with 256 KiB); with 256 KiB, windows of 16-32 KiB eager puts found no
+ * room to go inline after a few messages and went by cross-memory attach,
+ * a system call and page pinning each (windowed 16 KiB 4.5-6.1 GB/s, 32 KiB
+ * 5.0-7.2, against 9.9-10.7 and 10.6-11.0 with 2 MiB: docs/WIRE.md).  Jobs
+ * of up to 128 ranks per host are affected; the memory is small next to
+ * the heap. */
+#define WIRE_AUTO_MIN_SLOTS 32768
 
 static sl_status_t wire_config(wire_t *w)
 {
