@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -32,6 +33,16 @@ int sl_futex_wake_all(_Atomic uint32_t *word)
 {
     long rc = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
     return rc < 0 ? 0 : (int)rc;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+void sl_mem_populate(void *addr, size_t len)
+{
+    uintptr_t page = 4096, start = (uintptr_t)addr & ~(page - 1);
+    (void)madvise((void *)start, (uintptr_t)addr + len - start, MADV_POPULATE_WRITE);
 }
 
 sl_status_t sl_random_bytes(void *buf, size_t len)

@@ -35,6 +35,11 @@ sl_status_t sl_futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t tim
 /* Wake every sleeper on word; returns how many were woken. */
 int sl_futex_wake_all(_Atomic uint32_t *word);
 
+/* Map the pages of [addr, addr + len) now, writable, instead of on first
+ * touch (madvise MADV_POPULATE_WRITE; a hint: kernels before 5.14 refuse
+ * and nothing changes).  For buffers whose first use is timed traffic. */
+void sl_mem_populate(void *addr, size_t len);
+
 /* Fill buf with len bytes from the kernel's CSPRNG (getrandom). */
 sl_status_t sl_random_bytes(void *buf, size_t len);
 

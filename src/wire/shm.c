@@ -68,18 +68,13 @@ void shm_test_crash(const wire_t *w, const char *point)
     if (*spec && strcmp(spec, want) == 0) raise(SIGKILL);
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-
-/* Map the pages of a ring now, writable (a hint: older kernels say no, and
- * the pages then come on first touch).  A fresh 2 MiB mailbox faulted in
- * page by page under the first traffic that filled it: the standard
- * benchmarks run only 20 windows of 16 KiB+ messages, and those faults
- * were a third of their time (windowed 16-64 KiB both ways, docs/WIRE.md). */
+/* Map the pages of a ring now (sl_mem_populate).  A fresh 2 MiB mailbox
+ * faulted in page by page under the first traffic that went round it, and
+ * the standard benchmarks run only 20 windows of 16 KiB+ messages
+ * (bidirectional 32 KiB took twice as long: docs/WIRE.md). */
 static void shm_populate(void *seg, size_t off, size_t len)
 {
-    (void)madvise((char *)seg + off, len, MADV_POPULATE_WRITE);
+    sl_mem_populate((char *)seg + off, len);
 }
 
 sl_status_t shm_create(wire_t *w)
