@@ -59,3 +59,20 @@ function(sluice_add_test)
     set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${T_ENV}")
   endif()
 endfunction()
+
+# sluice_add_script_test(NAME n SOURCE s.c LIBS l... SCRIPT driver.sh TIMEOUT sec LABELS l...)
+#
+# A test program started by a driver script instead of directly (kills,
+# exits, output checks): builds s.c into the tests directory, linked against
+# LIBS, and runs "sh driver.sh <sluicerun> <program>".
+function(sluice_add_script_test)
+  cmake_parse_arguments(T "" "NAME;SOURCE;SCRIPT;TIMEOUT" "LIBS;LABELS" ${ARGN})
+  get_filename_component(exe ${T_SOURCE} NAME_WE)
+  add_executable(${exe} ${T_SOURCE})
+  target_link_libraries(${exe} PRIVATE ${T_LIBS})
+  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME ${T_NAME}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/${T_SCRIPT} $<TARGET_FILE:sluicerun>
+                   $<TARGET_FILE:${exe}>)
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS};multirank" TIMEOUT ${T_TIMEOUT})
+endfunction()
