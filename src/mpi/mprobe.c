@@ -134,11 +134,8 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     bool no_proc = message && *message == MPI_MESSAGE_NO_PROC;
     int err = mrecv(buf, count, datatype, message, &s, &c, "MPI_Imrecv");
     if (!c && !no_proc) return err; /* bad arguments */
-    mreq_t *r = mreq_create(request, NULL);
+    mreq_t *r = mreq_create(request);
     if (!r) return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Imrecv", NULL);
-    r->recv = true;
-    r->comm = c ? c : mcomm_get(MPI_COMM_SELF);
-    r->st = s;
-    r->err = err;
+    *r = (mreq_t){.recv = true, .comm = c ? c : mcomm_get(MPI_COMM_SELF), .st = s, .err = err};
     return MPI_SUCCESS;
 }

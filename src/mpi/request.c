@@ -85,13 +85,11 @@ void mreq_reap_detached(bool block)
     }
 }
 
-mreq_t *mreq_create(MPI_Request *out, const mreq_t *init)
+mreq_t *mreq_create(MPI_Request *out)
 {
     if (mreq_detached) mreq_reap_detached(false);
     mreq_t *r = mreq_alloc();
     if (!r) return NULL;
-    if (init) *r = *init;
-    else *r = (mreq_t){0};
     MPI_Request h = (MPI_Request)mh_new(&mreq_table, r);
     if (!h) {
         r->next_free = mreq_pool;

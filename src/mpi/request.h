@@ -31,9 +31,9 @@ typedef struct mreq {
 /* What a request does (pt2pt.c). */
 enum { MREQ_RECV = 1, MREQ_SEND, MREQ_SSEND, MREQ_BSEND };
 
-/* A new request registered under *out, a copy of *init (zeroed if NULL);
- * NULL if out of memory or handles. */
-mreq_t *mreq_create(MPI_Request *out, const mreq_t *init);
+/* A new request registered under *out, its fields for the caller to set
+ * (all of them); NULL if out of memory or handles. */
+mreq_t *mreq_create(MPI_Request *out);
 /* Release r's type and buffers, recycle it, set *h to MPI_REQUEST_NULL. */
 void mreq_free(mreq_t *r, MPI_Request *h);
 /* MPI_Request_free of an active request: the handle goes now, the request
