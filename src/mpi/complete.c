@@ -158,6 +158,6 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!(*flag = mreq_poll(r))) return MPI_SUCCESS;
-    if (status != MPI_STATUS_IGNORE) *status = r->st;
+    if (status != MPI_STATUS_IGNORE) mreq_status_copy(status, &r->st);
     return r->err ? mpi_err(r->comm, r->err, "MPI_Request_get_status", NULL) : MPI_SUCCESS;
 }

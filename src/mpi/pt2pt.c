@@ -158,7 +158,7 @@ static int req_run(int kind, void *buf, int count, MPI_Datatype dt, int peer, in
     }
     free(r.tmp);
     if (err != MPI_SUCCESS) return issue_error(c, err, st, fname);
-    if (status != MPI_STATUS_IGNORE) *status = r.st;
+    if (status != MPI_STATUS_IGNORE) mreq_status_copy(status, &r.st);
     /* as mreq_done: freed receives finished before this one are unpacked */
     mreq_reap_detached(false);
     return r.err ? mpi_err(c, r.err, fname, NULL) : MPI_SUCCESS;

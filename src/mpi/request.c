@@ -168,7 +168,7 @@ int mreq_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const c
         return MPI_SUCCESS;
     }
     if (flag) *flag = 1;
-    if (status != MPI_STATUS_IGNORE) *status = r->st;
+    if (status != MPI_STATUS_IGNORE) mreq_status_copy(status, &r->st);
     int err = r->err;
     mcomm_t *c = r->comm;
     if (r->persistent) r->active = false;
