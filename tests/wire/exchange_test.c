@@ -13,7 +13,8 @@
  * a credit packet (which needs no credits), land one lap ahead in the slot
  * being freed; its header was cleared and both ranks waited for ever
  * (docs/WIRE.md, "Credits are spent after the slot is freed").
- * usage: exchange_test [messages per pair] [largest message] [sends between polls] */
+ * usage: exchange_test [messages per pair] [largest message] [sends between polls]
+ *        [expect stalls 0|1 (1)] */
 #include "util/status.h"
 #include "wtest.h"
 
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
     uint32_t m = argc > 1 ? (uint32_t)atoi(argv[1]) : 3000;
     size_t max = argc > 2 ? (size_t)atoi(argv[2]) : 2000;
     uint32_t every = argc > 3 ? (uint32_t)atoi(argv[3]) : 4;
+    int expect_stall = argc > 4 ? atoi(argv[4]) : 1;
     wt_ctx_t c;
     CHECK_OK(wt_init(&c));
     CHECK(c.size >= 2);
@@ -86,9 +88,12 @@ int main(int argc, char **argv)
 
     wire_stats_t s;
     wire_get_stats(c.wire, &s);
-    /* the mailboxes were too small for the load: flow control acted both ways */
-    CHECK_MSG(s.stalled_msgs > 0, "no sends stalled for credits");
-    CHECK(s.credit_pkts_tx > 0 && s.credit_pkts_rx > 0);
+    /* small mailboxes: too small for the load, flow control acted both ways
+     * (the default one may hold a whole burst: data and order only) */
+    if (expect_stall) {
+        CHECK_MSG(s.stalled_msgs > 0, "no sends stalled for credits");
+        CHECK(s.credit_pkts_tx + s.piggy_pkts_tx > 0 && s.credit_pkts_rx + s.piggy_pkts_rx > 0);
+    }
     free(buf);
     free(next);
     wt_fence(&c);
