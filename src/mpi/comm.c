@@ -16,6 +16,7 @@
 #define CTX_WORDS ((MCOMM_MAX_CTX + 1) / 64)
 #define TAG_CTX 100
 #define TAG_SPLIT 101
+#define TAG_ARRIVE 102
 
 static mcomm_t comm_world = {.ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_WORLD};
 static mcomm_t comm_self = {.ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF};
@@ -169,7 +170,14 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     mcomm_t *p = mcomm_get(comm);
     if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_dup", NULL);
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
-    int ctx = ctx_agree(p);
+    /* every member has arrived before any takes its token (as split's
+     * colour exchange ensures): a token held while a member still did
+     * something else first could keep that thing, and so the member,
+     * from ever coming (another thread's agreement retrying for ever) */
+    int one = 1, *all = malloc(sizeof(int) * (size_t)p->size);
+    sl_status_t st = all ? coll_allgather(p, TAG_ARRIVE, &one, all, sizeof one) : SL_ERR_NOMEM;
+    free(all);
+    int ctx = st == SL_OK ? ctx_agree(p) : -1;
     if (ctx < 0) return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_dup", "no context id agreed");
     int *world_of = malloc(sizeof(int) * (size_t)p->size);
     if (!world_of) return mpi_err(p, MPI_ERR_NO_MEM, "MPI_Comm_dup", NULL);

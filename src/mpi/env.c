@@ -26,7 +26,7 @@ int MPI_Init(int *argc, char ***argv)
         return MPI_ERR_OTHER;
     }
     mpi_main_thread = pthread_self();
-    mpi_state = 1;
+    __atomic_store_n(&mpi_state, 1, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
@@ -69,21 +69,21 @@ int MPI_Finalize(void)
     mbsend_drain(); /* buffered sends still in flight finish first */
     mreq_reap_detached(true); /* and operations whose requests were freed */
     sl_status_t st = p2p_fini();
-    mpi_state = 2;
+    __atomic_store_n(&mpi_state, 2, __ATOMIC_RELEASE); /* MPI_Finalized may ask from another thread */
     return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 int MPI_Initialized(int *flag)
 {
     if (!flag) return MPI_ERR_ARG;
-    *flag = mpi_state != 0;
+    *flag = __atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) != 0;
     return MPI_SUCCESS;
 }
 
 int MPI_Finalized(int *flag)
 {
     if (!flag) return MPI_ERR_ARG;
-    *flag = mpi_state == 2;
+    *flag = __atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) == 2;
     return MPI_SUCCESS;
 }
 

@@ -3,8 +3,10 @@
  * A probe finds the first message that matches (source, tag) in the
  * unexpected queue.  A receive posted at once for that message's own source
  * and tag matches the same message: any earlier message with that source
- * and tag would have matched the probe first, and MPI calls are serialised,
- * so nothing else can take it in between.  That receive goes into a library
+ * and tag would have matched the probe first, and nothing else can take it
+ * in between (under MPI_THREAD_MULTIPLE, other threads' receives wait at
+ * p2p's gate during the attempt; a blocking Mprobe is a loop of such
+ * attempts, so that it never holds the gate while it waits for a message).  That receive goes into a library
  * buffer of the message's size, and the message handle owns it; Mrecv
  * copies (unpacks) from there into the user's buffer.  Every eager message
  * is already in a bounce buffer here, so the receive completes at once;
@@ -23,18 +25,12 @@ typedef struct {
 
 static mh_table_t msg_table = MH_TABLE_INIT(MH_CLASS_MESSAGE);
 
-static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                  MPI_Status *status, const char *fname)
+/* Post the receive that takes the probed message (status s) into a library
+ * buffer owned by a new message handle. */
+static int mprobe_claim(int source, MPI_Comm comm, MPI_Message *message, const MPI_Status *sp,
+                        const char *fname)
 {
-    MPI_CHECK_STATE(fname);
-    if (!message) return mpi_err(mcomm_get(comm), MPI_ERR_ARG, fname, "message is NULL");
-    MPI_Status s;
-    int found = 1;
-    int err = flag ? MPI_Iprobe(source, tag, comm, &found, &s) : MPI_Probe(source, tag, comm, &s);
-    if (err != MPI_SUCCESS) return err;
-    if (flag) *flag = found;
-    if (!found) return MPI_SUCCESS;
-    if (status != MPI_STATUS_IGNORE) *status = s;
+    MPI_Status s = *sp;
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;
         return MPI_SUCCESS;
@@ -62,6 +58,29 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
     return MPI_SUCCESS;
 }
 
+static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                  MPI_Status *status, const char *fname)
+{
+    MPI_CHECK_STATE(fname);
+    if (!message) return mpi_err(mcomm_get(comm), MPI_ERR_ARG, fname, "message is NULL");
+    MPI_Status s;
+    int found = 0, err;
+    for (;;) {
+        p2p_mt_gate_enter(); /* left after the claiming receive is posted */
+        err = MPI_Iprobe(source, tag, comm, &found, &s);
+        if (err != MPI_SUCCESS || found || flag) break;
+        p2p_mt_gate_exit();
+        if (p2p_wait_progress(10) != SL_OK)
+            return mpi_err(mcomm_get(comm), MPI_ERR_INTERN, fname, NULL);
+    }
+    err = err != MPI_SUCCESS || !found ? err : mprobe_claim(source, comm, message, &s, fname);
+    p2p_mt_gate_exit();
+    if (err != MPI_SUCCESS) return err;
+    if (flag) *flag = found;
+    if (found && status != MPI_STATUS_IGNORE) *status = s;
+    return MPI_SUCCESS;
+}
+
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     return mprobe(source, tag, comm, NULL, message, status, "MPI_Mprobe");
@@ -70,6 +89,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                 MPI_Status *status)
 {
+    MPI_CHECK_STATE("MPI_Improbe");
     if (!flag) return mpi_err(mcomm_get(comm), MPI_ERR_ARG, "MPI_Improbe", "flag is NULL");
     return mprobe(source, tag, comm, flag, message, status, "MPI_Improbe");
 }
@@ -133,7 +153,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     mcomm_t *c;
     bool no_proc = message && *message == MPI_MESSAGE_NO_PROC;
     int err = mrecv(buf, count, datatype, message, &s, &c, "MPI_Imrecv");
-    if (!c && !no_proc) return err; /* bad arguments */
+    if (!c && (!no_proc || err != MPI_SUCCESS)) return err; /* bad arguments: s is not set */
     mreq_t *r = mreq_create(request);
     if (!r) return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Imrecv", NULL);
     *r = (mreq_t){.recv = true, .comm = c ? c : mcomm_get(MPI_COMM_SELF), .st = s, .err = err};

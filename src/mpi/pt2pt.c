@@ -140,8 +140,9 @@ static int req_start(int kind, void *buf, int count, MPI_Datatype dt, int peer, 
 
 /* A blocking call: start the operation and wait for it.  The request
  * lives on this stack, without a handle (nobody else can name it), and
- * without a reference on the datatype (the user cannot free it meanwhile):
- * the small-message latency path. */
+ * without a reference on the datatype unless threads are on (then another
+ * thread may free it while this one waits without the lock): the
+ * small-message latency path. */
 static int req_run(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                    MPI_Comm comm, MPI_Status *status, const char *fname)
 {
@@ -150,12 +151,14 @@ static int req_run(int kind, void *buf, int count, MPI_Datatype dt, int peer, in
     if (err != MPI_SUCCESS) return err;
     mcomm_t *c = r.comm;
     sl_status_t st;
+    if (p2p_mt_on) mdt_retain(r.type);
     err = req_issue(&r, peer, tag, &st);
     if (err == MPI_SUCCESS && r.p) {
         p2p_status_t ps;
         p2p_wait(r.p, &ps);
         mreq_finish(&r, &ps);
     }
+    if (p2p_mt_on) mdt_release(r.type);
     free(r.tmp);
     if (err != MPI_SUCCESS) return issue_error(c, err, st, fname);
     if (status != MPI_STATUS_IGNORE) mreq_status_copy(status, &r.st);
@@ -320,6 +323,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    MPI_CHECK_STATE("MPI_Iprobe");
     if (!flag) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Iprobe", "flag is NULL");
     return probe(source, tag, comm, flag, status, false, "MPI_Iprobe");
 }
@@ -332,12 +336,11 @@ int MPI_Cancel(MPI_Request *request)
     if (r->persistent && !r->active)
         return mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "persistent request not started");
     /* receives that have not matched are cancelled; sends run to completion
-     * (MPI lets a cancel fail: MPI_Test_cancelled then says false) */
-    if (r->recv && r->p && p2p_cancel(r->p)) {
-        p2p_status_t ps;
-        p2p_wait(r->p, &ps);
-        mreq_finish(r, &ps);
-    }
+     * (MPI lets a cancel fail: MPI_Test_cancelled then says false).  The
+     * cancelled request is complete; the Wait or Test that the program
+     * still owes collects it (collecting it here too returned it to the
+     * pool twice when another thread was waiting on it). */
+    if (r->recv && r->p) (void)p2p_cancel(r->p);
     return MPI_SUCCESS;
 }
 

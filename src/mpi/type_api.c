@@ -3,6 +3,7 @@
  * displacement).  Every function returns an error class; error-handler
  * dispatch is the caller's (added with communicators). */
 #include "mpi/datatype.h"
+#include "mpi/mpi_int.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -240,6 +241,9 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 
 int MPI_Type_free(MPI_Datatype *datatype)
 {
+    /* under the library's lock with threads: a call that looked the type up
+     * holds a reference before it lets the lock go (pt2pt.c) */
+    MPI_ENTER();
     RETURN_IF(!datatype, MPI_ERR_ARG);
     /* Predefined types are permanent (MPI_ERR_TYPE, as MPICH). */
     int rc = mdt_free_handle(*datatype);

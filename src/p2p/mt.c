@@ -126,3 +126,34 @@ void p2p_mt_sleep_us(unsigned us)
         t_depth = depth;
     }
 }
+
+/* ---- matched probes -------------------------------------------------------------------- */
+
+/* A matched probe (MPI_Mprobe) finds a message, then posts the receive that
+ * claims it; between the two its search may let the lock go (the sleeper
+ * in the engine handles the search's event).  No other thread may post a
+ * receive meanwhile, or it could take the probed message and the claim the
+ * next one.  The gate is held for one non-blocking attempt at a time, so a
+ * thread that waits at it waits microseconds, never for a message. */
+static bool gate_held;
+static __thread bool t_gate;
+
+void p2p_mt_gate_enter(void)
+{
+    if (!p2p_mt_on) return;
+    p2p_mt_gate_wait();
+    gate_held = true;
+    t_gate = true;
+}
+
+void p2p_mt_gate_exit(void)
+{
+    if (!p2p_mt_on || !t_gate) return;
+    gate_held = false;
+    t_gate = false; /* the waiters are woken when this thread lets the lock go */
+}
+
+void p2p_mt_gate_wait(void)
+{
+    while (p2p_mt_on && gate_held && !t_gate) p2p_mt_wait_turn(10);
+}

@@ -113,6 +113,12 @@ static inline bool p2p_mt_enter(void)
 {
     return p2p_mt_on && p2p_mt_lock();
 }
+/* A matched probe's attempt (a non-blocking probe and the receive that
+ * claims what it found) between enter and exit: meanwhile other threads'
+ * receives wait (p2p_irecv does).  No-ops without threads. */
+void p2p_mt_gate_enter(void);
+void p2p_mt_gate_exit(void);
+void p2p_mt_gate_wait(void);
 /* Sleep us microseconds, without the lock if this thread holds it. */
 void p2p_mt_sleep_us(unsigned us);
 /* For __attribute__((cleanup)): *held is what p2p_mt_enter returned. */

@@ -57,6 +57,7 @@ sl_status_t p2p_recv_append(p2p_req_t *r)
 sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p_req_t **out)
 {
     if (!out || (len && !buf) || !recv_args_ok(src, tag, ctx)) return SL_ERR_INVALID;
+    p2p_mt_gate_wait(); /* another thread's matched probe claims its message first */
     p2p_req_t *r = p2p_req_new(RQ_RECV, buf, len);
     if (!r) return SL_ERR_NOMEM;
     r->src = src;

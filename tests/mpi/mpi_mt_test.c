@@ -10,6 +10,7 @@
  * usage: mpi_mt_test [threads] [rounds] */
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,116 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* ---- a cancel while another thread waits -------------------------------------------- */
+
+static MPI_Request cancel_req;
+static int cancel_flag;
+
+static void *cancel_waiter(void *arg)
+{
+    (void)arg;
+    MPI_Status st;
+    EXPECT(MPI_Wait(&cancel_req, &st) == MPI_SUCCESS);
+    EXPECT(MPI_Test_cancelled(&st, &cancel_flag) == MPI_SUCCESS);
+    EXPECT(cancel_req == MPI_REQUEST_NULL);
+    return NULL;
+}
+
+/* A thread waits on a receive nobody sends; the main thread cancels it:
+ * the wait returns, cancelled, and the request is collected once (twice
+ * corrupted the request pool: the next operations would share a request). */
+static void cancel_while_waiting(void)
+{
+    static char buf[64];
+    for (int i = 0; i < 50; i++) {
+        snprintf(t_case, sizeof t_case, "cancel while another thread waits, %d", i);
+        cancel_flag = 0;
+        EXPECT(MPI_Irecv(buf, 64, MPI_BYTE, prev_rank(), 99999, MPI_COMM_WORLD, &cancel_req) ==
+               MPI_SUCCESS);
+        MPI_Request mine = cancel_req;
+        pthread_t w;
+        EXPECT(pthread_create(&w, NULL, cancel_waiter, NULL) == 0);
+        if (i % 2) sched_yield(); /* sometimes the waiter is asleep by now */
+        EXPECT(MPI_Cancel(&mine) == MPI_SUCCESS);
+        EXPECT(pthread_join(w, NULL) == 0);
+        EXPECT(cancel_flag);
+    }
+    /* the pool is sound: a window of operations, each its own request */
+    thr_t th = {.t = 0, .rounds = 1, .own = MPI_COMM_WORLD};
+    window(&th, MPI_COMM_WORLD, 40000, 1000, 0);
+}
+
+/* ---- matched probes from several threads ---------------------------------------------- */
+
+enum { MP_MSGS = 300 };
+static int mp_taken; /* messages claimed so far (under mp_lock) */
+static unsigned char mp_seen[MP_MSGS];
+static pthread_mutex_t mp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int mp_len(int k)
+{
+    return sizes[k % NSIZES] % 70001; /* up to the eager range and over it */
+}
+
+static void *mprobe_worker(void *arg)
+{
+    MPI_Comm comm = *(MPI_Comm *)arg;
+    unsigned char *buf = malloc(300000);
+    EXPECT(buf != NULL);
+    for (;;) {
+        pthread_mutex_lock(&mp_lock);
+        int left = MP_MSGS - mp_taken;
+        pthread_mutex_unlock(&mp_lock);
+        if (left <= 0) break;
+        int flag = 0;
+        MPI_Message m;
+        MPI_Status st;
+        EXPECT(MPI_Improbe(prev_rank(), MPI_ANY_TAG, comm, &flag, &m, &st) == MPI_SUCCESS);
+        if (!flag) continue;
+        int k = st.MPI_TAG, n = -1;
+        EXPECT(k >= 0 && k < MP_MSGS && MPI_Get_count(&st, MPI_BYTE, &n) == MPI_SUCCESS);
+        EXPECT(n == mp_len(k));
+        EXPECT(MPI_Mrecv(buf, n, MPI_BYTE, &m, &st) == MPI_SUCCESS);
+        EXPECT(st.MPI_TAG == k);
+        check(buf, n, prev_rank(), 0, 5000 + k);
+        pthread_mutex_lock(&mp_lock);
+        EXPECT(!mp_seen[k]); /* each message claimed once */
+        mp_seen[k] = 1;
+        mp_taken++;
+        pthread_mutex_unlock(&mp_lock);
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Every rank sends MP_MSGS messages (tags 0..MP_MSGS-1, sizes across the
+ * protocols) to the next; on the receiving side nt threads claim them with
+ * MPI_Improbe(ANY_TAG) + MPI_Mrecv at once.  Each message must be claimed
+ * by exactly one thread with its own size and data (a receive posted by
+ * another thread between a probe and its claim took the probed message). */
+static void mprobe_threads(int nt)
+{
+    snprintf(t_case, sizeof t_case, "matched probes from %d threads", nt);
+    MPI_Comm comm;
+    EXPECT(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS);
+    unsigned char *sb = malloc((size_t)MP_MSGS * 70001);
+    MPI_Request *rq = malloc(MP_MSGS * sizeof *rq);
+    EXPECT(sb && rq);
+    for (int k = 0; k < MP_MSGS; k++) {
+        fill(sb + (size_t)k * 70001, mp_len(k), g_rank, 0, 5000 + k);
+        EXPECT(MPI_Isend(sb + (size_t)k * 70001, mp_len(k), MPI_BYTE, next_rank(), k, comm,
+                         &rq[k]) == MPI_SUCCESS);
+    }
+    pthread_t w[8];
+    for (int t = 0; t < nt; t++) EXPECT(pthread_create(&w[t], NULL, mprobe_worker, &comm) == 0);
+    for (int t = 0; t < nt; t++) EXPECT(pthread_join(w[t], NULL) == 0);
+    for (int k = 0; k < MP_MSGS; k++) EXPECT(mp_seen[k]);
+    EXPECT(MPI_Waitall(MP_MSGS, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    EXPECT(MPI_Comm_free(&comm) == MPI_SUCCESS);
+    free(sb);
+    free(rq);
+}
+
 int main(int argc, char **argv)
 {
     int nt = argc > 1 ? atoi(argv[1]) : 4, rounds = argc > 2 ? atoi(argv[2]) : 3;
@@ -276,6 +387,8 @@ int main(int argc, char **argv)
     }
     for (int t = 0; t < nt; t++) EXPECT(pthread_create(&th[t].id, NULL, thread_main, &th[t]) == 0);
     for (int t = 0; t < nt; t++) EXPECT(pthread_join(th[t].id, NULL) == 0);
+    cancel_while_waiting();
+    mprobe_threads(nt < 8 ? nt : 8);
     snprintf(t_case, sizeof t_case, "end");
     for (int t = 0; t < nt; t++) EXPECT(MPI_Comm_free(&th[t].own) == MPI_SUCCESS);
     EXPECT(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
