@@ -6,7 +6,7 @@
  * holds (until MPI_Errhandler_free) and every communicator it is set on
  * (MPI 3.1 §8.3.4: freeing a handler in use only marks it).  Its handle
  * stays valid as long as the object, so a communicator keeps storing the
- * handle.  MPI calls are serialised (no lock). */
+ * handle.  MPI calls are serialised (by the program or the MPI lock). */
 #include "mpi/handle.h"
 #include "mpi/mpi_int.h"
 

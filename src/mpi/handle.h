@@ -14,7 +14,8 @@
  * use, so mh_get takes no lock and may run concurrently with mh_new and
  * mh_free on other handles; mh_new and mh_free serialise on the table's
  * mutex, except in a table of objects that only MPI calls create and free
- * (requests): MPI calls are serialised (MPI_THREAD_SERIALIZED at most).
+ * (requests): MPI calls are serialised (by the program, or under
+ * MPI_THREAD_MULTIPLE by the library's lock, MPI_CHECK_STATE).
  * The request table's lock and unlock, twice per message, were about 8% of
  * a receiver's samples in an 8-byte message-rate run (perf); the rate did
  * not change beyond the noise without them. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 static mh_table_t mreq_table = MH_TABLE_INIT_SERIAL(MH_CLASS_REQUEST);
-static mreq_t *mreq_pool; /* freed requests; MPI calls are serialised (no lock) */
+static mreq_t *mreq_pool; /* freed requests; under the MPI lock (no lock of its own) */
 
 static mreq_t *mreq_alloc(void)
 {

@@ -1,6 +1,7 @@
 /* MPI requests: the handle table, completion and statuses, shared by
  * pt2pt.c (starting operations) and complete.c (the wait/test family).
- * MPI calls are serialised (MPI_THREAD_SERIALIZED at most), so no lock. */
+ * MPI calls are serialised by the program or, under MPI_THREAD_MULTIPLE, by
+ * the library's lock (MPI_CHECK_STATE), so no lock of their own. */
 #ifndef SLUICE_MPI_REQUEST_H
 #define SLUICE_MPI_REQUEST_H
 
