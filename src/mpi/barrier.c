@@ -6,11 +6,8 @@
 #include "mpi/mpi_int.h"
 #include "p2p/p2p.h"
 
-int MPI_Barrier(MPI_Comm comm)
+sl_status_t mcomm_barrier(const mcomm_t *c)
 {
-    MPI_CHECK_STATE("MPI_Barrier");
-    mcomm_t *c = mcomm_get(comm);
-    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Barrier", NULL);
     unsigned ctx = c->ctx | MCOMM_COLL_CTX;
     char token = 0, in;
     for (int k = 0, dist = 1; dist < c->size; k++, dist *= 2) {
@@ -21,7 +18,17 @@ int MPI_Barrier(MPI_Comm comm)
         if (p2p_irecv(&in, 1, from, k, ctx, &r) != SL_OK ||
             p2p_isend(&token, 1, to, k, ctx, &s) != SL_OK || p2p_wait(s, NULL) != SL_OK ||
             p2p_wait(r, &st) != SL_OK)
-            return mpi_err(c, MPI_ERR_OTHER, "MPI_Barrier", "a message of the barrier failed");
+            return SL_ERR_PROTO;
     }
+    return SL_OK;
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    MPI_CHECK_STATE("MPI_Barrier");
+    mcomm_t *c = mcomm_get(comm);
+    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Barrier", NULL);
+    if (mcomm_barrier(c) != SL_OK)
+        return mpi_err(c, MPI_ERR_OTHER, "MPI_Barrier", "a message of the barrier failed");
     return MPI_SUCCESS;
 }

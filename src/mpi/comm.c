@@ -16,7 +16,6 @@
 #define CTX_WORDS ((MCOMM_MAX_CTX + 1) / 64)
 #define TAG_CTX 100
 #define TAG_SPLIT 101
-#define TAG_ARRIVE 102
 
 static mcomm_t comm_world = {.ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_WORLD};
 static mcomm_t comm_self = {.ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF};
@@ -174,10 +173,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
      * colour exchange ensures): a token held while a member still did
      * something else first could keep that thing, and so the member,
      * from ever coming (another thread's agreement retrying for ever) */
-    int one = 1, *all = malloc(sizeof(int) * (size_t)p->size);
-    sl_status_t st = all ? coll_allgather(p, TAG_ARRIVE, &one, all, sizeof one) : SL_ERR_NOMEM;
-    free(all);
-    int ctx = st == SL_OK ? ctx_agree(p) : -1;
+    int ctx = mcomm_barrier(p) == SL_OK ? ctx_agree(p) : -1;
     if (ctx < 0) return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_dup", "no context id agreed");
     int *world_of = malloc(sizeof(int) * (size_t)p->size);
     if (!world_of) return mpi_err(p, MPI_ERR_NO_MEM, "MPI_Comm_dup", NULL);

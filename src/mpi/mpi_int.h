@@ -34,6 +34,10 @@ int mcomm_world(const mcomm_t *c, int r);
 /* Rank in c of world rank w (MPI_UNDEFINED if not a member). */
 int mcomm_rank_of(const mcomm_t *c, int w);
 
+/* Every member of c has arrived (barrier.c: dissemination on c's
+ * collective context). */
+sl_status_t mcomm_barrier(const mcomm_t *c);
+
 /* Report error class cls raised by fname on comm c (NULL: MPI_COMM_WORLD's
  * handler): with MPI_ERRORS_ARE_FATAL print and abort the job, with
  * MPI_ERRORS_RETURN return cls, with a user handler call it, then return

@@ -6,8 +6,8 @@
  * and tag would have matched the probe first, and nothing else can take it
  * in between (under MPI_THREAD_MULTIPLE, other threads' receives wait at
  * p2p's gate during the attempt; a blocking Mprobe is a loop of such
- * attempts, so that it never holds the gate while it waits for a message).  That receive goes into a library
- * buffer of the message's size, and the message handle owns it; Mrecv
+ * attempts, so that it never holds the gate while it waits for a message).
+ * That receive goes into a library buffer of the message's size, and the message handle owns it; Mrecv
  * copies (unpacks) from there into the user's buffer.  Every eager message
  * is already in a bounce buffer here, so the receive completes at once;
  * the extra copy is the price of not having a dequeue in Portals' search. */
@@ -27,16 +27,15 @@ static mh_table_t msg_table = MH_TABLE_INIT(MH_CLASS_MESSAGE);
 
 /* Post the receive that takes the probed message (status s) into a library
  * buffer owned by a new message handle. */
-static int mprobe_claim(int source, MPI_Comm comm, MPI_Message *message, const MPI_Status *sp,
+static int mprobe_claim(int source, MPI_Comm comm, MPI_Message *message, const MPI_Status *s,
                         const char *fname)
 {
-    MPI_Status s = *sp;
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;
         return MPI_SUCCESS;
     }
     mcomm_t *c = mcomm_get(comm);
-    size_t bytes = (size_t)mdt_status_bytes(&s);
+    size_t bytes = (size_t)mdt_status_bytes(s);
     mmsg_t *m = calloc(1, sizeof *m);
     if (m) m->buf = malloc(bytes ? bytes : 1);
     int h = m && m->buf ? mh_new(&msg_table, m) : 0;
@@ -46,7 +45,7 @@ static int mprobe_claim(int source, MPI_Comm comm, MPI_Message *message, const M
         return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     }
     m->comm = c;
-    sl_status_t st = p2p_irecv(m->buf, bytes, mcomm_world(c, s.MPI_SOURCE), s.MPI_TAG, c->ctx,
+    sl_status_t st = p2p_irecv(m->buf, bytes, mcomm_world(c, s->MPI_SOURCE), s->MPI_TAG, c->ctx,
                                &m->p);
     if (st != SL_OK) {
         mh_free(&msg_table, h);

@@ -27,13 +27,10 @@ static sl_status_t bounce_post(bounce_t *b)
     return p2p_ptl_status(PtlMEAppend(P.ni, P2P_PT, &me, PTL_OVERFLOW_LIST, b, &b->me));
 }
 
-/* A bounce buffer to link: a spare one, or a new one.  The pool grows with
- * the backlog of unexpected messages, as MPI's unexpected queue does. */
 /* A bounce buffer's memory, its pages mapped now (sl_mem_populate): fresh
- * pages faulted in under the first unexpected messages, and
- * the standard benchmarks run only 20 windows of 16 KiB+ messages
- * (bidirectional 16 KiB 7.0-11.3 -> 12.0-13.0 GB/s, 32 KiB 11.2-13.8 ->
- * 18.3-21.1, bench/mpi_osu). */
+ * pages faulted in under the first unexpected messages, and the standard
+ * benchmarks run only 20 windows of 16 KiB+ messages (bidirectional 16 KiB
+ * 7.0-11.3 -> 12.0-13.0 GB/s, 32 KiB 11.2-13.8 -> 18.3-21.1, bench/mpi_osu). */
 static void *bounce_mem(size_t len)
 {
     void *mem = NULL;
@@ -42,6 +39,8 @@ static void *bounce_mem(size_t len)
     return mem;
 }
 
+/* A bounce buffer to link: a spare one, or a new one.  The pool grows with
+ * the backlog of unexpected messages, as MPI's unexpected queue does. */
 sl_status_t p2p_bounce_add(void)
 {
     bounce_t *b = P.spare;

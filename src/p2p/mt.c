@@ -66,23 +66,35 @@ void p2p_mt_unlock(void)
     if (--t_depth == 0) drop();
 }
 
-/* ---- inside the layer --------------------------------------------------------------------- */
-
-unsigned p2p_mt_sleep_begin(void)
+/* Give the lock up however deep this thread is in it; returns the depth
+ * for retake().  Only with threads on and the lock held. */
+static unsigned release(void)
 {
-    if (!p2p_mt_on) return 0;
     unsigned depth = t_depth;
-    p2p_mt_asleep = true;
     t_depth = 0;
     drop();
     return depth;
 }
 
+static void retake(unsigned depth)
+{
+    pthread_mutex_lock(&T.lock);
+    t_depth = depth;
+}
+
+/* ---- inside the layer --------------------------------------------------------------------- */
+
+unsigned p2p_mt_sleep_begin(void)
+{
+    if (!p2p_mt_on) return 0;
+    p2p_mt_asleep = true;
+    return release();
+}
+
 void p2p_mt_sleep_end(unsigned depth)
 {
     if (!p2p_mt_on) return;
-    pthread_mutex_lock(&T.lock);
-    t_depth = depth;
+    retake(depth);
     p2p_mt_asleep = false;
 }
 
@@ -104,27 +116,17 @@ void p2p_mt_wait_turn(int timeout_ms)
 void p2p_mt_yield(void)
 {
     if (!p2p_mt_on) return;
-    unsigned depth = t_depth;
-    t_depth = 0;
-    drop();
+    unsigned depth = release();
     sched_yield(); /* let a thread blocked on the lock have it */
-    pthread_mutex_lock(&T.lock);
-    t_depth = depth;
+    retake(depth);
 }
 
 void p2p_mt_sleep_us(unsigned us)
 {
-    unsigned depth = t_depth;
-    if (depth) {
-        t_depth = 0;
-        drop();
-    }
+    unsigned depth = t_depth ? release() : 0;
     struct timespec ts = {.tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000L};
     nanosleep(&ts, NULL);
-    if (depth) {
-        pthread_mutex_lock(&T.lock);
-        t_depth = depth;
-    }
+    if (depth) retake(depth);
 }
 
 /* ---- matched probes -------------------------------------------------------------------- */
