@@ -82,8 +82,11 @@ static double latmt(char *s, char *r, int len)
     int iters = len > LARGE ? 1000 : 10000;
     for (int t = 0; t < nthreads; t++) {
         a[t] = (mt_arg_t){.s = s, .r = r, .len = len, .tag = 10 + t};
-        if (t && !(a[t].s = malloc((size_t)len + 1)) | !(a[t].r = malloc((size_t)len + 1)))
-            MPI_Abort(MPI_COMM_WORLD, 1);
+        if (t) {
+            a[t].s = malloc((size_t)len + 1);
+            a[t].r = malloc((size_t)len + 1);
+            if (!a[t].s || !a[t].r) MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         pthread_create(&a[t].id, NULL, mt_main, &a[t]);
     }
     for (int t = 0; t < nthreads; t++) {
