@@ -1,8 +1,9 @@
-/* MPI_Barrier by dissemination (ceil(log2 P) rounds: in round k rank r
- * sends to r + 2^k and receives from r - 2^k).  It runs on the
- * communicator's collective context (ctx | P2P_COLL_CTX), apart from user
- * messages, with the round as tag.  src/coll's schedules will take over the
- * collectives; this is the plain blocking algorithm they generalise. */
+/* The arrival step of communicator creation (MPI_Comm_dup): a plain
+ * blocking dissemination barrier (ceil(log2 P) rounds: in round k rank r
+ * sends to r + 2^k and receives from r - 2^k) on the communicator's
+ * collective context with the round as tag, in the tags of collective
+ * sequence 0, which no schedule uses (src/coll; MPI_Barrier is a
+ * schedule, coll_api.c). */
 #include "mpi/mpi_int.h"
 #include "p2p/p2p.h"
 
@@ -21,14 +22,4 @@ sl_status_t mcomm_barrier(const mcomm_t *c)
             return SL_ERR_PROTO;
     }
     return SL_OK;
-}
-
-int MPI_Barrier(MPI_Comm comm)
-{
-    MPI_CHECK_STATE("MPI_Barrier");
-    mcomm_t *c = mcomm_get(comm);
-    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Barrier", NULL);
-    if (mcomm_barrier(c) != SL_OK)
-        return mpi_err(c, MPI_ERR_OTHER, "MPI_Barrier", "a message of the barrier failed");
-    return MPI_SUCCESS;
 }

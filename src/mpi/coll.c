@@ -1,250 +1,298 @@
-/* MPI_Bcast, MPI_Reduce and MPI_Allreduce: blocking binomial trees over
- * p2p, the same stopgap as barrier.c until the non-blocking schedule
- * engine of DESIGN.md §5 (src/coll) takes the collectives over.
+/* The machinery under every MPI collective (mcoll.h): buffers as streams,
+ * the op, building and running the schedule in the three modes, and the
+ * argument checks they share.  The calls themselves are in coll_api.c
+ * (reductions, barrier, bcast) and coll_move.c (gathers, scatters,
+ * alltoalls).
  *
- * Like the barrier they run on the communicator's collective context
- * (ctx | MCOMM_COLL_CTX), so they never match user messages on the same
- * communicator, each with a tag of its own (the barrier uses its rounds,
- * 0..31, comm.c 100 and 101).  Collectives are blocking and called in the
- * same order everywhere, and p2p does not overtake, so one tag per kind is
- * enough.
- *
- * Data travels as packed streams (mdt_pack): a non-contiguous buffer is
- * packed once, reductions combine streams (op.h), and the result is
- * unpacked into the receive buffer at the end. */
-#include "mpi/datatype.h"
-#include "mpi/mpi_int.h"
-#include "mpi/op.h"
+ * Collective traffic runs on the communicator's collective context
+ * (ctx | MCOMM_COLL_CTX), apart from its user messages; each call takes
+ * the communicator's next collective sequence number, which the schedule
+ * puts into its tags (src/coll).  Tags there with sequence 0 belong to the
+ * communicator management of comm.c and barrier.c. */
+#include "mpi/mcoll.h"
+
 #include "mpi/request.h"
 #include "p2p/p2p.h"
+#include "util/param.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define COLL_TAG_BCAST 200
-#define COLL_TAG_REDUCE 201
-#define COLL_TAG_REDUCE_ROOT 202 /* non-commutative: rank 0 hands the result to root */
-#define COLL_TAG_ALLREDUCE 203
+/* ---- checks ----------------------------------------------------------------------------------- */
 
-/* ---- messages ------------------------------------------------------------------------ */
-
-static int coll_send(const mcomm_t *c, int r, int tag, const void *buf, size_t len)
+int mcoll_check_comm(MPI_Comm comm, mcomm_t **c, const char *fname)
 {
-    p2p_req_t *q;
-    p2p_status_t ps;
-    sl_status_t st = p2p_isend(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
-    if (st == SL_OK) st = p2p_wait(q, &ps);
-    return mreq_class(st != SL_OK ? st : ps.error);
-}
-
-/* Exactly len bytes must arrive: more is a truncation, fewer means the
- * ranks passed type signatures that do not match (MPI 3.1 §5.1). */
-static int coll_recv(const mcomm_t *c, int r, int tag, void *buf, size_t len)
-{
-    p2p_req_t *q;
-    p2p_status_t ps;
-    sl_status_t st = p2p_irecv(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
-    if (st == SL_OK) st = p2p_wait(q, &ps);
-    if (st != SL_OK) return mreq_class(st);
-    if (ps.error == SL_ERR_TRUNCATE || ps.sent > len) return MPI_ERR_TRUNCATE;
-    if (ps.error != SL_OK) return mreq_class(ps.error);
-    return ps.bytes == len ? MPI_SUCCESS : MPI_ERR_OTHER;
-}
-
-/* ---- the trees ----------------------------------------------------------------------- */
-
-/* Binomial broadcast of len bytes from root: every rank but the root
- * receives once from its parent, then sends to its children, farthest
- * first. */
-static int coll_bcast_bytes(const mcomm_t *c, void *buf, size_t len, int root, int tag)
-{
-    int n = c->size, vr = (c->rank - root + n) % n, mask = 1, err = MPI_SUCCESS;
-    for (; mask < n; mask <<= 1)
-        if (vr & mask) {
-            err = coll_recv(c, (vr - mask + root) % n, tag, buf, len);
-            break;
-        }
-    for (mask >>= 1; mask > 0 && !err; mask >>= 1)
-        if (vr + mask < n) err = coll_send(c, (vr + mask + root) % n, tag, buf, len);
-    return err;
-}
-
-/* Binomial reduction of the streams *acc (count elements) towards vroot:
- * on return vroot's *acc holds the result.  The subtree a rank gathers is
- * the contiguous run of virtual ranks above it, so with vroot 0 the
- * operands meet in rank order, as a non-commutative op needs: the lower
- * part is always the op's first operand.  *tmp is scratch of the same
- * size; the two may be swapped. */
-static int coll_reduce_tree(const mcomm_t *c, const mop_plan_t *p, void **acc, void **tmp,
-                            MPI_Count count, size_t len, int vroot, int tag)
-{
-    int n = c->size, vr = (c->rank - vroot + n) % n;
-    for (int mask = 1; mask < n; mask <<= 1) {
-        if (vr & mask) return coll_send(c, (vr - mask + vroot) % n, tag, *acc, len);
-        if (vr + mask >= n) continue;
-        int err = coll_recv(c, (vr + mask + vroot) % n, tag, *tmp, len);
-        if (!err) err = mop_apply(p, *acc, *tmp, count); /* tmp = acc op tmp */
-        if (err) return err;
-        void *t = *acc;
-        *acc = *tmp;
-        *tmp = t;
-    }
-    return MPI_SUCCESS;
-}
-
-/* ---- argument checks ----------------------------------------------------------------- */
-
-/* The checks every one of these calls makes; fills *c and *t. */
-static int coll_check(MPI_Comm comm, int count, MPI_Datatype dt, mcomm_t **c, mdt_type_t **t,
-                      const char *fname)
-{
-    int err;
     if (!(*c = mcomm_get(comm))) return mpi_err(NULL, MPI_ERR_COMM, fname, NULL);
-    if (count < 0) return mpi_err(*c, MPI_ERR_COUNT, fname, "negative count");
-    if (!(*t = mdt_get_committed(dt, &err))) return mpi_err(*c, err, fname, NULL);
     return MPI_SUCCESS;
 }
 
-/* A buffer that must hold data: MPI_IN_PLACE is not one, and NULL
- * (MPI_BOTTOM) is only for derived types of absolute addresses. */
-static bool coll_bad_buf(const void *buf, int count, MPI_Datatype dt, const mdt_type_t *t)
+/* count elements of dt at buf: a committed type, a count >= 0, and a
+ * buffer that can hold them (NULL only for absolute-address derived types
+ * or no data; MPI_IN_PLACE only where the caller allows it). */
+int mcoll_check_buf(mcomm_t *c, const void *buf, int count, MPI_Datatype dt, mdt_type_t **t,
+                    bool may_be_in_place, const char *fname)
 {
-    if (count == 0 || t->size == 0) return false;
-    return buf == MPI_IN_PLACE || (!buf && MDT_IS_BUILTIN(dt));
-}
-
-/* The reduction checks after coll_check: op against type, the buffers. */
-static int coll_reduce_check(const mcomm_t *c, const void *sbuf, const void *rbuf, int count,
-                             MPI_Datatype dt, const mdt_type_t *t, MPI_Op op, bool rbuf_used,
-                             mop_plan_t *p, const char *fname)
-{
-    if (mop_plan(op, t, dt, p) != MPI_SUCCESS)
-        return mpi_err(c, MPI_ERR_OP, fname,
-                       "invalid op, or an op that does not apply to the datatype");
-    if (sbuf != MPI_IN_PLACE && coll_bad_buf(sbuf, count, dt, t))
-        return mpi_err(c, MPI_ERR_BUFFER, fname, "invalid send buffer");
-    if (!rbuf_used) return MPI_SUCCESS;
-    if (coll_bad_buf(rbuf, count, dt, t))
-        return mpi_err(c, MPI_ERR_BUFFER, fname, "invalid receive buffer");
-    if (sbuf == rbuf && count > 0 && t->size > 0)
-        return mpi_err(c, MPI_ERR_BUFFER, fname,
-                       "send and receive buffers alias (use MPI_IN_PLACE)");
-    return MPI_SUCCESS;
-}
-
-/* ---- MPI_Bcast ----------------------------------------------------------------------- */
-
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    MPI_CHECK_STATE("MPI_Bcast");
-    mcomm_t *c;
-    mdt_type_t *t;
-    int err = coll_check(comm, count, datatype, &c, &t, "MPI_Bcast");
-    if (err) return err;
-    if (root < 0 || root >= c->size) return mpi_err(c, MPI_ERR_ROOT, "MPI_Bcast", NULL);
-    if (coll_bad_buf(buffer, count, datatype, t))
-        return mpi_err(c, MPI_ERR_BUFFER, "MPI_Bcast", "invalid buffer");
-    size_t len = (size_t)count * (size_t)t->size;
-    if (len == 0 || c->size == 1) return MPI_SUCCESS;
-    void *addr, *tmp = NULL;
-    if (!mdt_is_contig(t, count, buffer, &addr)) {
-        if (!(addr = tmp = malloc(len))) return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Bcast", NULL);
-        if (c->rank == root) mdt_pack(t, buffer, count, tmp);
-    }
-    err = coll_bcast_bytes(c, addr, len, root, COLL_TAG_BCAST);
-    if (!err && tmp && c->rank != root) mdt_unpack(t, buffer, count, tmp);
-    free(tmp);
-    return err ? mpi_err(c, err, "MPI_Bcast", "a message of the broadcast failed") : MPI_SUCCESS;
-}
-
-/* ---- MPI_Reduce and MPI_Allreduce ---------------------------------------------------- */
-
-/* Two stream buffers of len bytes; *acc starts as this rank's operand. */
-static int coll_streams(const void *src, int count, const mdt_type_t *t, size_t len, void **acc,
-                        void **tmp)
-{
-    *acc = malloc(len);
-    *tmp = malloc(len);
-    if (!*acc || !*tmp) {
-        free(*acc);
-        free(*tmp);
-        return MPI_ERR_NO_MEM;
-    }
-    mdt_pack(t, src, count, *acc);
-    return MPI_SUCCESS;
-}
-
-/* The reduction to root.  A commutative op takes the tree rooted at root;
- * one that does not reduces to rank 0 in rank order, which then sends the
- * result on to root. */
-static int coll_reduce(const mcomm_t *c, const mop_plan_t *p, void **acc, void **tmp, int count,
-                       size_t len, int root)
-{
-    if (p->commute) return coll_reduce_tree(c, p, acc, tmp, count, len, root, COLL_TAG_REDUCE);
-    int err = coll_reduce_tree(c, p, acc, tmp, count, len, 0, COLL_TAG_REDUCE);
-    if (err || root == 0) return err;
-    if (c->rank == 0) return coll_send(c, root, COLL_TAG_REDUCE_ROOT, *acc, len);
-    if (c->rank == root) return coll_recv(c, 0, COLL_TAG_REDUCE_ROOT, *acc, len);
-    return MPI_SUCCESS;
-}
-
-/* The data part of MPI_Reduce (root >= 0) and MPI_Allreduce (root < 0):
- * packed streams of the contribution, the reduction, the result unpacked
- * where it belongs. */
-static int reduce_run(mcomm_t *c, mop_plan_t *p, mdt_type_t *t, const void *sendbuf,
-                      void *recvbuf, int count, int root, const char *fname)
-{
-    size_t len = (size_t)count * (size_t)t->size;
-    if (len == 0) return MPI_SUCCESS;
-    void *acc, *tmp;
-    const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (coll_streams(src, count, t, len, &acc, &tmp))
-        return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     int err;
-    if (root >= 0) {
-        err = coll_reduce(c, p, &acc, &tmp, count, len, root);
-    } else {
-        err = coll_reduce_tree(c, p, &acc, &tmp, count, len, 0, COLL_TAG_REDUCE);
-        if (!err) err = coll_bcast_bytes(c, acc, len, 0, COLL_TAG_ALLREDUCE);
+    if (count < 0) return mpi_err(c, MPI_ERR_COUNT, fname, "negative count");
+    if (!(*t = mdt_get_committed(dt, &err))) return mpi_err(c, err, fname, NULL);
+    if (buf == MPI_IN_PLACE && !may_be_in_place)
+        return mpi_err(c, MPI_ERR_BUFFER, fname, "MPI_IN_PLACE is not allowed here");
+    if (count && (*t)->size && !buf && MDT_IS_BUILTIN(dt))
+        return mpi_err(c, MPI_ERR_BUFFER, fname, "NULL buffer");
+    return MPI_SUCCESS;
+}
+
+int mcoll_check_root(mcomm_t *c, int root, const char *fname)
+{
+    if (root < 0 || root >= c->size) return mpi_err(c, MPI_ERR_ROOT, fname, "root out of range");
+    return MPI_SUCCESS;
+}
+
+unsigned mcoll_next_seq(mcomm_t *c)
+{
+    unsigned s = c->coll_seq++ % COLL_SEQ_MASK + 1;
+    return s;
+}
+
+/* ---- objects and buffers ---------------------------------------------------------------------- */
+
+mcoll_t *mcoll_new(mcomm_t *c)
+{
+    mcoll_t *m = calloc(1, sizeof *m);
+    if (m) m->comm = c;
+    return m;
+}
+
+void mcoll_free(mcoll_t *m)
+{
+    if (!m) return;
+    coll_run_free(m->run);
+    for (int i = 0; i < 2; i++) {
+        free(m->side[i].tmp);
+        free(m->side[i].blk);
+        if (m->types[i]) mdt_release(m->types[i]);
     }
-    if (!err && (root < 0 || c->rank == root)) mdt_unpack(t, recvbuf, count, acc);
-    free(acc);
-    free(tmp);
-    return err ? mpi_err(c, err, fname, "the reduction failed") : MPI_SUCCESS;
+    for (int i = 0; i < m->nw; i++) {
+        if (m->wtypes) mdt_release(m->wtypes[i]);
+        if (m->wstypes) mdt_release(m->wstypes[i]);
+    }
+    free(m->wtypes);
+    free(m->wstypes);
+    free(m->off);
+    free(m->len);
+    free(m->soff);
+    free(m->slen);
+    free(m->counts);
+    free(m);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
+static void keep_type(mcoll_t *m, int side, mdt_type_t *t)
 {
-    MPI_CHECK_STATE("MPI_Reduce");
-    mcomm_t *c;
-    mdt_type_t *t;
-    mop_plan_t p;
-    int err = coll_check(comm, count, datatype, &c, &t, "MPI_Reduce");
-    if (err) return err;
-    if (root < 0 || root >= c->size) return mpi_err(c, MPI_ERR_ROOT, "MPI_Reduce", NULL);
-    bool is_root = c->rank == root;
-    if (sendbuf == MPI_IN_PLACE && !is_root)
-        return mpi_err(c, MPI_ERR_BUFFER, "MPI_Reduce", "MPI_IN_PLACE on a rank that is not root");
-    err = coll_reduce_check(c, sendbuf, recvbuf, count, datatype, t, op, is_root, &p, "MPI_Reduce");
-    if (err) return err;
-    return reduce_run(c, &p, t, sendbuf, recvbuf, count, root, "MPI_Reduce");
+    if (m->types[side] || !t) return;
+    mdt_retain(t);
+    m->types[side] = t;
 }
 
-/* Reduce to rank 0 in rank order (right for every op), then broadcast: two
- * trees of log2 P steps each; recursive doubling would halve that, but
- * needs care for non-commutative ops and sizes that are not powers of two,
- * and the schedule engine replaces this anyway. */
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm)
+int mcoll_side(mcoll_t *m, int side, void *buf, MPI_Count count, mdt_type_t *t, bool in, bool out)
 {
-    MPI_CHECK_STATE("MPI_Allreduce");
-    mcomm_t *c;
-    mdt_type_t *t;
-    mop_plan_t p;
-    int err = coll_check(comm, count, datatype, &c, &t, "MPI_Allreduce");
-    if (err) return err;
-    err = coll_reduce_check(c, sendbuf, recvbuf, count, datatype, t, op, true, &p, "MPI_Allreduce");
-    if (err) return err;
-    return reduce_run(c, &p, t, sendbuf, recvbuf, count, -1, "MPI_Allreduce");
+    mcoll_side_t *s = &m->side[side];
+    void *addr;
+    keep_type(m, side, t);
+    if (mdt_is_contig(t, count, buf, &addr)) {
+        s->stream = addr;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)(count * t->size);
+    s->tmp = malloc(bytes ? bytes : 1);
+    s->blk = malloc(sizeof *s->blk);
+    if (!s->tmp || !s->blk) return MPI_ERR_NO_MEM;
+    s->blk[0] = (mcoll_blk_t){.ubuf = buf, .count = count, .t = t, .off = 0};
+    s->nblk = 1;
+    s->stream = s->tmp;
+    s->pack_in = in;
+    s->unpack_out = out;
+    return MPI_SUCCESS;
+}
+
+/* Every block dense and at a non-negative offset from buf: the stream is
+ * the user's memory. */
+static bool v_direct(void *buf, int n, const int *counts, const int *displs, mdt_type_t *t,
+                     mdt_type_t *const *types, bool bytes_displ)
+{
+    for (int i = 0; i < n; i++) {
+        mdt_type_t *ti = types ? types[i] : t;
+        if (counts[i] && ti->size && (!ti->dense || ti->tree || displs[i] < 0)) return false;
+        if (types && counts[i] && ti->size && ti->pieces[0].off != 0) return false;
+    }
+    (void)buf;
+    (void)bytes_displ;
+    return true;
+}
+
+int mcoll_side_v(mcoll_t *m, int side, void *buf, int n, const int *counts, const int *displs,
+                 mdt_type_t *t, mdt_type_t *const *types, bool bytes_displ, bool in, bool out,
+                 size_t **off, size_t **len)
+{
+    mcoll_side_t *s = &m->side[side];
+    keep_type(m, side, t);
+    *off = malloc(sizeof(size_t) * (size_t)n);
+    *len = malloc(sizeof(size_t) * (size_t)n);
+    if (!*off || !*len) return MPI_ERR_NO_MEM;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        mdt_type_t *ti = types ? types[i] : t;
+        (*len)[i] = (size_t)counts[i] * (size_t)ti->size;
+        total += (*len)[i];
+    }
+    if (v_direct(buf, n, counts, displs, t, types, bytes_displ)) {
+        /* the first piece's offset shifts every block alike (one type) */
+        size_t shift = !types && t->size && t->npieces ? (size_t)t->pieces[0].off : 0;
+        s->stream = (char *)buf + shift;
+        for (int i = 0; i < n; i++) {
+            mdt_type_t *ti = types ? types[i] : t;
+            (*off)[i] = bytes_displ ? (size_t)displs[i] : (size_t)displs[i] * (size_t)mdt_extent(ti);
+        }
+        return MPI_SUCCESS;
+    }
+    s->tmp = malloc(total ? total : 1);
+    s->blk = malloc(sizeof *s->blk * (size_t)n);
+    if (!s->tmp || !s->blk) return MPI_ERR_NO_MEM;
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        mdt_type_t *ti = types ? types[i] : t;
+        MPI_Aint d = bytes_displ ? displs[i] : (MPI_Aint)displs[i] * mdt_extent(ti);
+        s->blk[i] = (mcoll_blk_t){.ubuf = (char *)buf + d, .count = counts[i], .t = ti, .off = at};
+        (*off)[i] = at;
+        at += (*len)[i];
+    }
+    s->nblk = n;
+    s->stream = s->tmp;
+    s->pack_in = in;
+    s->unpack_out = out;
+    return MPI_SUCCESS;
+}
+
+/* ---- the op ----------------------------------------------------------------------------------- */
+
+static int op_apply(const coll_op_t *op, const void *in, void *inout, size_t count)
+{
+    const mcoll_t *m = (const mcoll_t *)((const char *)op - offsetof(mcoll_t, op.base));
+    return mop_apply(&m->op.plan, in, inout, (MPI_Count)count);
+}
+
+void mcoll_set_op(mcoll_t *m, const mop_plan_t *p)
+{
+    m->op.plan = *p;
+    m->op.base = (coll_op_t){.apply = op_apply, .esize = (size_t)p->type->size,
+                             .commute = p->commute};
+    m->args.op = &m->op.base;
+}
+
+/* ---- running ---------------------------------------------------------------------------------- */
+
+static void pack_in(mcoll_t *m)
+{
+    for (int i = 0; i < 2; i++) {
+        mcoll_side_t *s = &m->side[i];
+        if (!s->pack_in) continue;
+        for (int b = 0; b < s->nblk; b++)
+            mdt_pack(s->blk[b].t, s->blk[b].ubuf, s->blk[b].count, s->tmp + s->blk[b].off);
+    }
+}
+
+/* The run has completed: unpack what it produced (any thread, under the
+ * lock). */
+static void on_done(coll_run_t *run, void *arg)
+{
+    mcoll_t *m = arg;
+    (void)run;
+    mcoll_side_t *s = &m->side[COLL_RBUF];
+    if (!s->unpack_out || coll_run_error(run) != SL_OK) return;
+    for (int b = 0; b < s->nblk; b++)
+        mdt_unpack(s->blk[b].t, s->blk[b].ubuf, s->blk[b].count, s->tmp + s->blk[b].off);
+}
+
+int mcoll_error(const mcoll_t *m)
+{
+    if (m->err) return m->err;
+    if (!m->run) return MPI_SUCCESS;
+    int oe = coll_run_op_error(m->run);
+    if (oe) return oe;
+    switch (coll_run_error(m->run)) {
+    case SL_OK: return MPI_SUCCESS;
+    case SL_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+    case SL_ERR_PROTO: return MPI_ERR_ARG; /* a shorter message: mismatched counts or types */
+    case SL_ERR_NOMEM: return MPI_ERR_NO_MEM;
+    default: return MPI_ERR_OTHER;
+    }
+}
+
+static bool async_on(void)
+{
+    return coll_async_running();
+}
+
+int mcoll_start(mcoll_t *m)
+{
+    pack_in(m);
+    sl_status_t st = coll_run_start(m->run, m->seq, async_on());
+    return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+bool mcoll_test(mcoll_t *m)
+{
+    return coll_run_test(m->run);
+}
+
+int mcoll_wait(mcoll_t *m)
+{
+    coll_run_wait(m->run);
+    return mcoll_error(m);
+}
+
+void mcoll_async_prepare(void)
+{
+    if (coll_async_running() || __atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) != 1) return;
+    long on = 1;
+    if (sl_param_int(SL_PARAM_COLL_PROGRESS, &on) != SL_OK || !on) return;
+    (void)coll_async_start();
+}
+
+int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fname)
+{
+    mcomm_t *c = m->comm;
+    int err = MPI_SUCCESS;
+    coll_sched_t *s = NULL;
+    m->seq = mcoll_next_seq(c);
+    m->run = NULL;
+    sl_status_t st = coll_build(&m->args, c->rank, c->size, mcomm_world_map(c), &s);
+    if (st == SL_OK) {
+        st = coll_run_new(s, c->ctx | MCOMM_COLL_CTX, &m->run);
+        coll_sched_release(s);
+    }
+    if (st != SL_OK) {
+        mcoll_free(m);
+        return mpi_err(c, st == SL_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_INTERN, fname,
+                       "cannot build the collective's schedule");
+    }
+    coll_run_bind(m->run, m->side[COLL_SBUF].stream, m->side[COLL_RBUF].stream);
+    coll_run_on_done(m->run, on_done, m);
+    if (mode == MCOLL_BLOCKING) {
+        pack_in(m);
+        if (coll_run_start(m->run, m->seq, false) == SL_OK) err = mcoll_wait(m);
+        else err = MPI_ERR_OTHER;
+        mcoll_free(m);
+        return err ? mpi_err(c, err, fname, "the collective failed") : MPI_SUCCESS;
+    }
+    mreq_t *r = mreq_create(req);
+    if (!r) {
+        mcoll_free(m);
+        return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
+    }
+    *r = (mreq_t){.comm = c, .coll = m, .persistent = mode == MCOLL_PERSISTENT};
+    mreq_status_empty(&r->st);
+    if (mode == MCOLL_PERSISTENT) return MPI_SUCCESS;
+    r->active = true;
+    err = mcoll_start(m);
+    return err ? mpi_err(c, err, fname, NULL) : MPI_SUCCESS;
 }

@@ -44,6 +44,11 @@ int mcomm_world(const mcomm_t *c, int r)
     return c->world_of ? c->world_of[r] : r;
 }
 
+const int *mcomm_world_map(const mcomm_t *c)
+{
+    return c == &comm_self ? &c->world_of_self : c->world_of;
+}
+
 int mcomm_rank_of(const mcomm_t *c, int w)
 {
     if (c == &comm_self) return w == c->world_of_self ? 0 : MPI_UNDEFINED;

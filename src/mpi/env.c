@@ -1,6 +1,7 @@
 /* The MPI environment: init and finalize, errors, time, names. */
 #include "boot/boot.h"
 #include "mpi/bsend.h"
+#include "coll/coll.h"
 #include "mpi/mpi_int.h"
 #include "mpi/request.h"
 #include "p2p/p2p.h"
@@ -65,6 +66,8 @@ int MPI_Is_thread_main(int *flag)
 
 int MPI_Finalize(void)
 {
+    /* the collectives' progress thread goes first (it takes the lock) */
+    if (__atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) == 1) coll_async_stop();
     MPI_CHECK_STATE("MPI_Finalize");
     mbsend_drain(); /* buffered sends still in flight finish first */
     mreq_reap_detached(true); /* and operations whose requests were freed */

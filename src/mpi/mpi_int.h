@@ -17,6 +17,7 @@ typedef struct mcomm {
     int world_of_self;          /* SELF: our world rank */
     int *world_of;              /* created communicators: world rank of each rank */
     MPI_Comm handle;
+    unsigned coll_seq;          /* collectives called on it so far (src/coll tags) */
 } mcomm_t;
 
 /* Collective traffic of a communicator runs on ctx | MCOMM_COLL_CTX, apart
@@ -31,6 +32,8 @@ extern int mpi_world_rank, mpi_world_size;
 mcomm_t *mcomm_get(MPI_Comm c);
 /* World rank of rank r of c (r valid). */
 int mcomm_world(const mcomm_t *c, int r);
+/* The rank -> world rank map of c for src/coll (NULL: the identity). */
+const int *mcomm_world_map(const mcomm_t *c);
 /* Rank in c of world rank w (MPI_UNDEFINED if not a member). */
 int mcomm_rank_of(const mcomm_t *c, int w);
 

@@ -2,6 +2,7 @@
  * datatypes (contiguous buffers go straight to p2p, others through a packed
  * copy), starting requests (immediate and persistent), probe and cancel.
  * Completion is in complete.c, the request table in request.c. */
+#include "mpi/mcoll.h"
 #include "mpi/request.h"
 
 #include "mpi/bsend.h"
@@ -333,6 +334,8 @@ int MPI_Cancel(MPI_Request *request)
     MPI_CHECK_STATE("MPI_Cancel");
     mreq_t *r = request ? mreq_get(*request) : NULL;
     if (!r) return mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel", NULL);
+    if (r->coll) /* MPI 3.1 §5.12: erroneous for a collective */
+        return mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "a collective cannot be cancelled");
     if (r->persistent && !r->active)
         return mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "persistent request not started");
     /* receives that have not matched are cancelled; sends run to completion
@@ -349,6 +352,9 @@ int MPI_Request_free(MPI_Request *request)
     MPI_CHECK_STATE("MPI_Request_free");
     mreq_t *r = request && *request != MPI_REQUEST_NULL ? mreq_get(*request) : NULL;
     if (!r) return mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "invalid or null request");
+    if (r->coll && (!r->persistent || r->active) && !mreq_poll(r)) /* MPI 3.1 §5.12 */
+        return mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Request_free",
+                       "an active collective's request cannot be freed");
     /* an operation still running finishes unseen (MPI 3.1 §3.7.3) */
     if (r->p && !mreq_poll(r)) mreq_detach(r, request);
     else mreq_free(r, request);
@@ -408,6 +414,12 @@ static int start_one(MPI_Request *request, const char *fname)
                                                         : NULL;
     if (!r || !r->persistent) return mpi_err(NULL, MPI_ERR_REQUEST, fname, "not a persistent request");
     if (r->active) return mpi_err(r->comm, MPI_ERR_REQUEST, fname, "request already active");
+    if (r->coll) {
+        int e = mcoll_start(r->coll);
+        if (e) return mpi_err(r->comm, e, fname, "cannot start the collective");
+        r->active = true;
+        return MPI_SUCCESS;
+    }
     sl_status_t st;
     int err = req_issue(r, r->peer, r->tag, &st);
     if (err != MPI_SUCCESS) return issue_error(r->comm, err, st, fname);

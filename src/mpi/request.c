@@ -3,6 +3,7 @@
 #include "mpi/request.h"
 
 #include "mpi/handle.h"
+#include "mpi/mcoll.h"
 
 #include <stdlib.h>
 
@@ -41,6 +42,10 @@ static mreq_t *mreq_detached; /* freed while active: completing unseen */
 
 static void mreq_release(mreq_t *r)
 {
+    if (r->coll) {
+        mcoll_free(r->coll);
+        r->coll = NULL;
+    }
     if (r->type) mdt_release(r->type);
     if (r->tmp) free(r->tmp); /* mostly absent: no call per message */
     r->next_free = mreq_pool;
@@ -65,6 +70,11 @@ void mreq_detach(mreq_t *r, MPI_Request *h)
 /* Has r finished?  With block, wait until it has (true then). */
 static bool mreq_complete(mreq_t *r, bool block)
 {
+    if (r->coll && block) {
+        r->err = mcoll_wait(r->coll);
+        r->st.MPI_ERROR = r->err;
+        return true;
+    }
     if (!block || !r->p) return mreq_poll(r);
     p2p_status_t ps;
     p2p_wait(r->p, &ps);
@@ -136,6 +146,12 @@ void mreq_finish(mreq_t *r, const p2p_status_t *ps)
 bool mreq_poll(mreq_t *r)
 {
     p2p_status_t ps;
+    if (r->coll) {
+        if (!mcoll_test(r->coll)) return false;
+        r->err = mcoll_error(r->coll);
+        r->st.MPI_ERROR = r->err;
+        return true;
+    }
     if (!r->p) return true;
     if (!p2p_test(r->p, &ps)) return false;
     mreq_finish(r, &ps);

@@ -27,6 +27,7 @@ typedef struct mreq {
     bool persistent;     /* MPI_Send_init/Recv_init: survives completion */
     bool active;         /* persistent: started and not yet completed */
     int peer, tag;       /* persistent: what MPI_Start posts */
+    struct mcoll *coll;  /* a collective's request (mcoll.h) */
 } mreq_t;
 
 /* Copy a status that was just written field by field (mreq_finish), one

@@ -60,6 +60,20 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
 bool p2p_test(p2p_req_t *r, p2p_status_t *st);
 sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st);
 
+/* Have fn(arg) called the moment r completes, from inside this layer
+ * (while it handles an event or takes a ring message, in whichever thread
+ * does so, under the layer's lock).  fn must not call into this layer: it
+ * notes the completion, and the watcher collects r later with p2p_test.
+ * Returns false, and never calls fn, when r has completed already. */
+typedef void (*p2p_done_fn)(void *arg);
+bool p2p_watch(p2p_req_t *r, p2p_done_fn fn, void *arg);
+/* Wait until *word != seen (a watcher changes it), handling events and
+ * ring messages meanwhile and sleeping in the engine when there are none,
+ * as p2p_wait does.  hint: a receive that may change it, or NULL; while it
+ * has not matched, the wait polls the short-message rings before
+ * sleeping. */
+sl_status_t p2p_wait_change(p2p_req_t *hint, const volatile unsigned *word, unsigned seen);
+
 /* Cancel a receive that has not matched: true if it was cancelled (the
  * request then completes with cancelled set), false if it already matched. */
 bool p2p_cancel(p2p_req_t *r);

@@ -104,7 +104,17 @@ struct p2p_req {
      * not on the engine's list (only a short message can match it now) */
     bool linked, deferred;
     sl_list_t plink;
+    /* p2p_watch: called once when the request completes */
+    p2p_done_fn on_done;
+    void *on_done_arg;
 };
+
+/* The request has completed: mark it, and tell its watcher. */
+static inline void p2p_req_done(p2p_req_t *r)
+{
+    r->done = true;
+    if (r->on_done) r->on_done(r->on_done_arg);
+}
 
 typedef struct bounce {
     struct bounce *next;

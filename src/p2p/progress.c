@@ -60,7 +60,7 @@ void p2p_req_event(p2p_req_t *r)
         p2p_req_put(r);
         return;
     }
-    r->done = true;
+    p2p_req_done(r);
 }
 
 /* A free nonce naming r in nonce-addressed traffic, or -1 if all 2^24 are
@@ -286,10 +286,21 @@ bool p2p_test(p2p_req_t *r, p2p_status_t *st)
     return true;
 }
 
-sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
+bool p2p_watch(p2p_req_t *r, p2p_done_fn fn, void *arg)
+{
+    if (r->done) return false;
+    r->on_done = fn;
+    r->on_done_arg = arg;
+    return true;
+}
+
+/* Wait until *flag (flag non-NULL), or until *word != seen; r (may be
+ * NULL) is the receive whose arrival by a ring is worth polling for. */
+static inline sl_status_t wait_until(p2p_req_t *r, const volatile bool *flag,
+                                     const volatile unsigned *word, unsigned seen)
 {
     uint64_t until = 0;
-    while (!r->done) {
+    while (flag ? !*flag : *word == seen) {
         /* while a ring message could complete r, poll the rings for a while
          * (an engine wait would not see a message arrive there).  A message
          * there is taken without entering the engine (short.c stops at one
@@ -301,7 +312,8 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
          * where it serves the peer's gets and helps with its copies
          * (a ring spin did neither: 1 MiB windowed bandwidth was 0.8-0.9
          * of the forced SEND_RNDV's, which has no rings) */
-        if (p2p_short_active() && r->kind == RQ_RECV && !r->matched && !p2p_mt_engine_busy()) {
+        if (r && p2p_short_active() && r->kind == RQ_RECV && !r->matched && !r->done &&
+            !p2p_mt_engine_busy()) {
             int n = 0;
             if ((++P.spin_polls & 15) == 0) n = p2p_progress();
             else if (p2p_short_pending() && (n = p2p_short_poll_quick()) < 0) n = p2p_progress();
@@ -321,6 +333,18 @@ sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
         sl_status_t s = p2p_wait_progress(1000);
         if (s != SL_OK) return s;
     }
+    return SL_OK;
+}
+
+sl_status_t p2p_wait_change(p2p_req_t *hint, const volatile unsigned *word, unsigned seen)
+{
+    return wait_until(hint, NULL, word, seen);
+}
+
+sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
+{
+    sl_status_t s = wait_until(r, &r->done, NULL, 0);
+    if (s != SL_OK) return s;
     if (st) *st = r->st;
     p2p_req_put(r);
     return SL_OK;

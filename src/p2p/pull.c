@@ -58,7 +58,7 @@ static void pump(p2p_req_t *r)
          * copy twice, the second time under a nonce maybe reused (a failed
          * get keeps the count short, see the top) */
         if (!r->rv_quiet || r->rv_failed) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
-        r->done = true;
+        p2p_req_done(r);
     }
 }
 
@@ -155,7 +155,7 @@ void p2p_pull_fin_sent(p2p_req_t *r)
         if (r->rv_quiet) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
     }
     trig_release(r);
-    r->done = true;
+    p2p_req_done(r);
 }
 
 /* The emulated slow sink: busy (k-1) x the first chunk's time. */

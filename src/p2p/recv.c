@@ -114,7 +114,7 @@ static void clear_to_send(p2p_req_t *r, const ptl_event_t *ev)
     sl_log_error("p2p: cannot expose a receive buffer for rank %u's rendezvous",
                  ev->initiator.rank);
     r->st.error = SL_ERR_NOMEM;
-    r->done = true;
+    p2p_req_done(r);
 }
 
 void p2p_recv_resolve(p2p_req_t *r, int src, int tag, size_t sent)
@@ -159,7 +159,7 @@ void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
         if (ev->type == PTL_EVENT_PUT_OVERFLOW) /* its receive had gone: pull it */
             p2p_pull_start(r, ev->initiator, nonce, 0, r->st.bytes);
         else
-            r->done = true; /* the data is in place; the sender has its ack */
+            p2p_req_done(r); /* the data is in place; the sender has its ack */
         return;
     case KIND_RTS: clear_to_send(r, ev); return;
     default:
@@ -168,7 +168,7 @@ void p2p_recv_matched(p2p_req_t *r, const ptl_event_t *ev)
                          r->st.source, have, r->st.bytes);
             r->st.error = SL_ERR_PROTO;
         }
-        r->done = true;
+        p2p_req_done(r);
         if (ev->hdr_data) p2p_notify(ev->initiator, ev->hdr_data); /* synchronous: matched */
     }
 }
@@ -178,7 +178,7 @@ void p2p_recv_data(p2p_req_t *r, const ptl_event_t *ev)
 {
     p2p_nonce_drop(r);
     if (ev->ni_fail_type != PTL_NI_OK) r->st.error = SL_ERR_PROTO;
-    r->done = true;
+    p2p_req_done(r);
 }
 
 void p2p_probe_done(p2p_req_t *r, const ptl_event_t *ev)
@@ -189,7 +189,7 @@ void p2p_probe_done(p2p_req_t *r, const ptl_event_t *ev)
         r->st.tag = (int)(uint32_t)(ev->match_bits & MB_TAG_MASK);
         r->st.sent = sent_size(ev);
     }
-    r->done = true;
+    p2p_req_done(r);
 }
 
 bool p2p_cancel(p2p_req_t *r)
@@ -209,7 +209,7 @@ bool p2p_cancel(p2p_req_t *r)
     if (r->wild) P.wild_pending--;
     else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->seq);
     r->st.cancelled = true;
-    r->done = true;
+    p2p_req_done(r);
     /* with threads, the one asleep in the engine may be waiting for r:
      * an empty notice to ourselves wakes it (no event would) */
     if (p2p_mt_engine_busy()) p2p_notify((ptl_process_t){.rank = (ptl_rank_t)P.rank}, 0);

@@ -187,7 +187,7 @@ static sl_status_t send_hybrid(p2p_req_t *r, int dst, unsigned ctx, int tag)
     }
     P.hybrid_pending++;
     P.hybrid_bytes += r->len;
-    r->done = true; /* the user's buffer is free already */
+    p2p_req_done(r); /* the user's buffer is free already */
     return SL_OK;
 }
 

@@ -425,7 +425,7 @@ int p2p_short_route(const p2p_req_t *r)
 void p2p_short_put(p2p_req_t *r)
 {
     publish(&S.peers[r->dst], r->dst, r->buf, (uint32_t)r->len, (uint32_t)r->tag, r->ctx);
-    r->done = true;
+    p2p_req_done(r);
 }
 
 void p2p_short_portals_sent(int dst)
@@ -449,7 +449,7 @@ static void deliver(p2p_req_t *r, int src, uint32_t tag, const void *data, size_
     size_t have = len < r->len ? len : r->len;
     if (have) memcpy(r->buf, data, have);
     p2p_recv_resolve(r, src, (int)tag, len);
-    r->done = true;
+    p2p_req_done(r);
 }
 
 void p2p_short_post(p2p_req_t *r)
@@ -498,7 +498,7 @@ static void flush_deferred(int src)
                          sl_status_string(st));
             p2p_short_unpost(r);
             r->st.error = st;
-            r->done = true;
+            p2p_req_done(r);
         }
     }
 }

@@ -109,6 +109,36 @@
     X(WIRE_CHECK, "SLUICE_WIRE_CHECK", INT, "0", 0, 1,                                      \
       "check on every packet that the slots a sender reserves are free (the mailbox can "   \
       "never overflow); aborts the job with a message if not. For tests: costs latency")    \
+    X(COLL_BARRIER, "SLUICE_COLL_BARRIER", STR, "", 0, 0,                                   \
+      "barrier variant: dissemination, butterfly, pairwise, reduce_bcast[:k=K] (empty: "   \
+      "the default table)")                                                                 \
+    X(COLL_BCAST, "SLUICE_COLL_BCAST", STR, "", 0, 0,                                       \
+      "broadcast variant and parameters, e.g. 'kary:k=4,seg=65536,window=8': kary, "       \
+      "knomial, chain, flat (pipelined trees; seg bytes per segment, window segments in "  \
+      "flight per child), scatter_allgather")                                               \
+    X(COLL_REDUCE, "SLUICE_COLL_REDUCE", STR, "", 0, 0,                                     \
+      "reduce variant: kary, knomial, chain, flat [:k=K,seg=S]")                           \
+    X(COLL_ALLREDUCE, "SLUICE_COLL_ALLREDUCE", STR, "", 0, 0,                               \
+      "allreduce variant: butterfly, dissemination, reduce_bcast[:k=K,seg=S], ring "       \
+      "(dissemination and ring need a commutative op)")                                     \
+    X(COLL_GATHER, "SLUICE_COLL_GATHER", STR, "", 0, 0,                                     \
+      "gather variant: kary, knomial, chain, flat [:k=K] (Gatherv is always flat)")        \
+    X(COLL_SCATTER, "SLUICE_COLL_SCATTER", STR, "", 0, 0,                                   \
+      "scatter variant: kary, knomial, chain, flat [:k=K] (Scatterv is always flat)")      \
+    X(COLL_ALLGATHER, "SLUICE_COLL_ALLGATHER", STR, "", 0, 0,                               \
+      "allgather variant: ring, butterfly, pairwise, dissemination, gather_bcast[:k=K] "   \
+      "(gather_bcast needs equal blocks)")                                                  \
+    X(COLL_ALLTOALL, "SLUICE_COLL_ALLTOALL", STR, "", 0, 0,                                 \
+      "alltoall variant: pairwise[:window=W] (W steps in flight), bruck (equal blocks)")   \
+    X(COLL_REDUCE_SCATTER, "SLUICE_COLL_REDUCE_SCATTER", STR, "", 0, 0,                     \
+      "reduce_scatter variant: pairwise, reduce_scatterv[:k=K]")                           \
+    X(COLL_SCAN, "SLUICE_COLL_SCAN", STR, "", 0, 0,                                         \
+      "scan and exscan variant: linear[:seg=S] (a pipelined chain)")                       \
+    X(COLL_DOT, "SLUICE_COLL_DOT", STR, "", 0, 0,                                           \
+      "directory: write every collective schedule built as a Graphviz file there")         \
+    X(COLL_PROGRESS, "SLUICE_COLL_PROGRESS", INT, "1", 0, 1,                                \
+      "1: a progress thread moves non-blocking and persistent collectives while the "      \
+      "program computes (started by the first one); 0: they move only inside MPI calls")  \
     X(TEST_CRASH, "SLUICE_TEST_CRASH", STR, "", 0, 0,                                       \
       "testing only: 'RANK:POINT' makes that rank kill itself with SIGKILL at POINT "       \
       "(wire-created: after its segment exists, before peers attach)")

@@ -1,0 +1,295 @@
+/* The host executor: a vertex starts the moment its last dependency has
+ * completed (an eager cascade, not rounds).  Copies, reductions and nops
+ * run at once; sends and receives become p2p operations, and p2p tells us
+ * when they complete (p2p_watch): the completion goes on a list, and
+ * coll_progress takes it off, collects the p2p request and starts the
+ * successors that were waiting for it.  (The watch cannot start them
+ * itself: it runs inside p2p's event handling.) */
+#include "coll/coll_int.h"
+
+#include "p2p/p2p.h"
+#include "util/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One p2p operation of a run that has completed, not yet collected. */
+typedef struct coll_pend {
+    coll_run_t *run;
+    uint32_t v;
+    struct coll_pend *next;
+} coll_pend_t;
+
+struct coll_run {
+    coll_sched_t *s;
+    unsigned ctx;
+    uint32_t tagbase;
+    char *base[COLL_NBASE];
+    uint32_t *rem;       /* dependencies each vertex still waits for */
+    uint32_t *ready;     /* stack of vertices to start */
+    uint32_t nready;
+    p2p_req_t **req;     /* send/recv vertices in flight */
+    coll_pend_t *pend;   /* one per vertex, for p2p's watch */
+    uint32_t left;       /* vertices not completed */
+    uint32_t inflight;   /* p2p operations not collected */
+    sl_status_t err;
+    int op_err;
+    bool done, async, started;
+    coll_done_fn on_done;
+    void *on_done_arg;
+    p2p_req_t *hint;     /* a receive in flight, for p2p_wait_flag */
+};
+
+coll_state_t coll_state;
+#define C coll_state
+
+sl_status_t coll_run_new(coll_sched_t *s, unsigned ctx, coll_run_t **out)
+{
+    coll_run_t *r = calloc(1, sizeof *r);
+    uint32_t n = s->nv ? s->nv : 1;
+    if (r) {
+        r->rem = malloc(n * sizeof *r->rem);
+        r->ready = malloc(n * sizeof *r->ready);
+        r->req = calloc(n, sizeof *r->req);
+        r->pend = calloc(n, sizeof *r->pend);
+        r->base[COLL_TMP] = s->tmp_bytes ? aligned_alloc(64, s->tmp_bytes) : NULL;
+    }
+    if (!r || !r->rem || !r->ready || !r->req || !r->pend ||
+        (s->tmp_bytes && !r->base[COLL_TMP])) {
+        if (r) {
+            r->s = NULL;
+            coll_run_free(r);
+        }
+        return SL_ERR_NOMEM;
+    }
+    coll_sched_retain(s);
+    r->s = s;
+    r->ctx = ctx;
+    r->done = true; /* not started */
+    for (uint32_t i = 0; i < s->nv; i++) r->pend[i] = (coll_pend_t){.run = r, .v = i};
+    *out = r;
+    return SL_OK;
+}
+
+void coll_run_free(coll_run_t *r)
+{
+    if (!r) return;
+    free(r->rem);
+    free(r->ready);
+    free(r->req);
+    free(r->pend);
+    free(r->base[COLL_TMP]);
+    coll_sched_release(r->s);
+    free(r);
+}
+
+void coll_run_bind(coll_run_t *r, const void *sbuf, void *rbuf)
+{
+    r->base[COLL_SBUF] = (char *)(uintptr_t)sbuf;
+    r->base[COLL_RBUF] = rbuf;
+}
+
+void coll_run_on_done(coll_run_t *r, coll_done_fn fn, void *arg)
+{
+    r->on_done = fn;
+    r->on_done_arg = arg;
+}
+
+bool coll_run_done(const coll_run_t *r)
+{
+    return r->done;
+}
+
+sl_status_t coll_run_error(const coll_run_t *r)
+{
+    return r->err;
+}
+
+int coll_run_op_error(const coll_run_t *r)
+{
+    return r->op_err;
+}
+
+void *coll_run_tmp(coll_run_t *r)
+{
+    return r->base[COLL_TMP];
+}
+
+static inline void *addr(const coll_run_t *r, coll_ref_t ref)
+{
+    return r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref);
+}
+
+/* ---- the cascade ---------------------------------------------------------------------------- */
+
+static void finish_run(coll_run_t *r)
+{
+    r->done = true;
+    C.ticks++; /* wakes a waiter that another thread's progress finished */
+    C.active--;
+    if (r->async) C.async_active--;
+    if (r->on_done) r->on_done(r, r->on_done_arg);
+}
+
+static void complete(coll_run_t *r, uint32_t v)
+{
+    const coll_sched_t *s = r->s;
+    const coll_vertex_t *x = &s->v[v];
+    for (uint32_t j = 0; j < x->nsucc; j++) {
+        uint32_t w = s->succ[x->succ0 + j];
+        if (--r->rem[w] == 0) r->ready[r->nready++] = w;
+    }
+    if (--r->left == 0) finish_run(r);
+}
+
+static void on_p2p_done(void *arg)
+{
+    coll_pend_t *p = arg;
+    p->next = C.done_list;
+    C.done_list = p;
+    C.ticks++;
+}
+
+static void fail(coll_run_t *r, sl_status_t st)
+{
+    if (r->err == SL_OK) r->err = st;
+}
+
+/* A send or receive becomes a p2p operation.  One that cannot start
+ * completes at once with the error (the rest of the schedule still runs,
+ * so that the peers are not left waiting for this rank's other messages). */
+static void start_xfer(coll_run_t *r, uint32_t v)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    p2p_req_t *q;
+    int tag = (int)(r->tagbase | x->tag);
+    sl_status_t st = x->kind == CV_SEND
+                         ? p2p_isend(addr(r, x->a), x->len, x->peer, tag, r->ctx, &q)
+                         : p2p_irecv(addr(r, x->a), x->len, x->peer, tag, r->ctx, &q);
+    if (st != SL_OK) {
+        fail(r, st);
+        complete(r, v);
+        return;
+    }
+    r->req[v] = q;
+    r->inflight++;
+    if (x->kind == CV_RECV) r->hint = q;
+    if (!p2p_watch(q, on_p2p_done, &r->pend[v])) on_p2p_done(&r->pend[v]);
+}
+
+static void start(coll_run_t *r, uint32_t v)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    switch (x->kind) {
+    case CV_SEND:
+    case CV_RECV: start_xfer(r, v); return;
+    case CV_COPY:
+        if (x->len) memmove(addr(r, x->b), addr(r, x->a), x->len);
+        break;
+    case CV_REDUCE:
+        if (x->len) {
+            const coll_op_t *op = r->s->op;
+            int e = op->apply(op, addr(r, x->a), addr(r, x->b), x->len);
+            if (e && !r->op_err) r->op_err = e;
+        }
+        break;
+    default: break;
+    }
+    complete(r, v);
+}
+
+static void run_ready(coll_run_t *r)
+{
+    while (r->nready) start(r, r->ready[--r->nready]);
+}
+
+/* Collect one completed p2p operation: its status, then its successors. */
+static void collect(coll_pend_t *p)
+{
+    coll_run_t *r = p->run;
+    const coll_vertex_t *x = &r->s->v[p->v];
+    p2p_req_t *q = r->req[p->v];
+    p2p_status_t st;
+    r->req[p->v] = NULL;
+    r->inflight--;
+    if (r->hint == q) r->hint = NULL;
+    if (!p2p_test(q, &st)) { /* cannot happen: it reported completion */
+        fail(r, SL_ERR_PROTO);
+    } else if (st.error != SL_OK) {
+        fail(r, st.error);
+    } else if (x->kind == CV_RECV && st.sent != x->len) {
+        /* a shorter message: the ranks' type signatures do not match */
+        fail(r, st.sent > x->len ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
+    }
+    complete(r, p->v);
+    run_ready(r);
+}
+
+int coll_progress(void)
+{
+    int n = 0;
+    if (C.active == 0) return 0;
+    p2p_progress();
+    while (C.done_list) {
+        coll_pend_t *list = C.done_list;
+        C.done_list = NULL;
+        /* oldest first: the list is pushed at its head */
+        coll_pend_t *rev = NULL;
+        while (list) {
+            coll_pend_t *nx = list->next;
+            list->next = rev;
+            rev = list;
+            list = nx;
+        }
+        for (; rev; rev = rev->next, n++) collect(rev);
+    }
+    return n;
+}
+
+sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async)
+{
+    coll_sched_t *s = r->s;
+    if (!r->done) return SL_ERR_BUSY;
+    r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
+    r->err = SL_OK;
+    r->op_err = 0;
+    r->nready = 0;
+    r->hint = NULL;
+    r->left = s->nv;
+    r->async = async;
+    r->done = false;
+    C.active++;
+    if (async) C.async_active++;
+    if (s->nv == 0) {
+        finish_run(r);
+        return SL_OK;
+    }
+    for (uint32_t i = 0; i < s->nv; i++)
+        if ((r->rem[i] = s->v[i].ndeps) == 0) r->ready[r->nready++] = i;
+    run_ready(r);
+    if (async && !r->done) coll_async_kick();
+    return SL_OK;
+}
+
+bool coll_run_test(coll_run_t *r)
+{
+    if (!r->done) coll_progress();
+    return r->done;
+}
+
+sl_status_t coll_run_wait(coll_run_t *r)
+{
+    while (!r->done) {
+        unsigned seen = C.ticks;
+        if (coll_progress() > 0 || r->done) continue;
+        sl_status_t st = p2p_wait_change(r->hint, &C.ticks, seen);
+        if (st != SL_OK) {
+            /* the engine failed: nothing more will complete */
+            sl_log_error("coll: waiting for a %s failed: %s", coll_kind_name((coll_kind_t)r->s->kind),
+                         sl_status_string(st));
+            fail(r, st);
+            return st;
+        }
+    }
+    return r->err;
+}

@@ -1,0 +1,312 @@
+/* Rooted collectives on trees (paper 004 Table I): Bcast, Reduce, Gather,
+ * Scatter over the pipelined k-ary, k-nomial, chain and flat trees of
+ * tree.c, the van de Geijn broadcast (scatter, then ring allgather), and
+ * the direct (flat) Gatherv and Scatterv.
+ *
+ * Virtual rank v = (rank - root) mod n puts the root at 0.  Pipelining is
+ * per segment: segment i of a message is its own send/recv pair with tag
+ * i, so a node forwards segment i while segment i + 1 is still arriving;
+ * a window bounds the sends in flight towards each child. */
+#include "coll/coll_int.h"
+
+#include <stdlib.h>
+
+static int real(int v, int root, int n)
+{
+    return (v + root) % n;
+}
+
+static coll_tree_kind_t tree_kind(int variant)
+{
+    switch (variant) {
+    case CA_KARY: return CT_KARY;
+    case CA_CHAIN: return CT_CHAIN;
+    case CA_FLAT: return CT_FLAT;
+    default: return CT_KNOMIAL;
+    }
+}
+
+static size_t seg_of(const coll_alg_t *a, size_t len, size_t unit, size_t *nseg)
+{
+    size_t seg = a->seg ? a->seg / unit * unit : 0;
+    if (seg == 0 || seg >= len) seg = len ? len : 1;
+    *nseg = len ? (len + seg - 1) / seg : 1;
+    return seg;
+}
+
+/* ---- Bcast ------------------------------------------------------------------------------------ */
+
+/* The tree broadcast of RBUF[off, off + len) from virtual root 0 of the
+ * n ranks mapped by root; tags from tag0. */
+static sl_status_t bcast_tree(coll_sched_t *s, const coll_alg_t *a, size_t off0, size_t len,
+                              int root, uint32_t tag0, int after)
+{
+    int n = s->size;
+    coll_tree_t t;
+    coll_tree(tree_kind(a->variant), a->k, n, (s->rank - root + n) % n, &t);
+    size_t nseg, seg = seg_of(a, len, 1, &nseg);
+    size_t w = a->window > 0 ? (size_t)a->window : nseg;
+    int *sent = t.nchild ? malloc(sizeof(int) * nseg * (size_t)t.nchild) : NULL;
+    if (t.nchild && !sent) return SL_ERR_NOMEM;
+    for (size_t i = 0; i < nseg; i++) {
+        size_t off = i * seg, l = len - off < seg ? len - off : seg;
+        coll_ref_t buf = COLL_REF(COLL_RBUF, off0 + off);
+        int rv = -1;
+        if (t.parent >= 0) {
+            rv = cs_recv(s, buf, l, real(t.parent, root, n), tag0 + (uint32_t)i);
+            cs_dep(s, after, rv);
+        }
+        for (int c = 0; c < t.nchild; c++) {
+            int sv = cs_send(s, buf, l, real(t.child[c], root, n), tag0 + (uint32_t)i);
+            cs_dep(s, rv, sv);
+            cs_dep(s, after, sv);
+            if (i >= w) cs_dep(s, sent[(size_t)c * nseg + i - w], sv);
+            sent[(size_t)c * nseg + i] = sv;
+        }
+    }
+    free(sent);
+    return SL_OK;
+}
+
+/* van de Geijn: the root scatters n pieces down a binomial tree, then a
+ * ring allgather completes them everywhere (for long messages: every byte
+ * crosses each link about twice, not log n times). */
+static sl_status_t bcast_scatter_allgather(coll_sched_t *s, size_t len, int root)
+{
+    int n = s->size, vr = (s->rank - root + n) % n;
+    size_t piece = (len + (size_t)n - 1) / (size_t)n;
+#define PIECE_OFF(v) ((size_t)(v) * piece < len ? (size_t)(v) * piece : len)
+#define PIECE_END(v) PIECE_OFF((v) + 1)
+    coll_tree_t t;
+    coll_tree(CT_KNOMIAL, 2, n, vr, &t);
+    /* scatter: each node receives the pieces of its subtree, sends on each
+     * child's share */
+    int rv = -1, scattered = cs_nop(s);
+    size_t lo = PIECE_OFF(vr), hi = PIECE_OFF(vr + t.span);
+    if (t.parent >= 0 && hi > lo) {
+        rv = cs_recv(s, COLL_REF(COLL_RBUF, lo), hi - lo, real(t.parent, root, n), 0);
+        cs_dep(s, rv, scattered);
+    }
+    for (int c = 0; c < t.nchild; c++) {
+        coll_tree_t ct;
+        coll_tree(CT_KNOMIAL, 2, n, t.child[c], &ct);
+        size_t clo = PIECE_OFF(t.child[c]), chi = PIECE_OFF(t.child[c] + ct.span);
+        if (chi <= clo) continue;
+        int sv = cs_send(s, COLL_REF(COLL_RBUF, clo), chi - clo, real(t.child[c], root, n), 0);
+        cs_dep(s, rv, sv);
+        cs_dep(s, sv, scattered);
+    }
+    /* ring allgather of the pieces in virtual ranks; the root has them all
+     * already, so nobody sends to it and it receives nothing */
+    int right = real((vr + 1) % n, root, n), left = real((vr - 1 + n) % n, root, n);
+    int have = rv; /* the piece the next step sends has arrived */
+    for (int step = 0; step < n - 1; step++) {
+        int sp = (vr - step + n) % n, rp = (vr - step - 1 + n) % n;
+        int r2 = -1;
+        if (PIECE_END(sp) > PIECE_OFF(sp) && (vr + 1) % n != 0) {
+            int sv = cs_send(s, COLL_REF(COLL_RBUF, PIECE_OFF(sp)), PIECE_END(sp) - PIECE_OFF(sp),
+                             right, CT_PHASE(1) + (uint32_t)step);
+            cs_dep(s, have, sv);
+        }
+        if (PIECE_END(rp) > PIECE_OFF(rp) && vr != 0) {
+            r2 = cs_recv(s, COLL_REF(COLL_RBUF, PIECE_OFF(rp)), PIECE_END(rp) - PIECE_OFF(rp), left,
+                         CT_PHASE(1) + (uint32_t)step);
+            cs_dep(s, scattered, r2); /* never into memory the scatter still reads */
+        }
+        have = r2;
+    }
+#undef PIECE_OFF
+#undef PIECE_END
+    return SL_OK;
+}
+
+sl_status_t cg_bcast(coll_sched_t *s, const coll_alg_t *a, size_t len, int root)
+{
+    if (s->size == 1) return SL_OK;
+    if (a->variant == CA_SCATTER_ALLGATHER) return bcast_scatter_allgather(s, len, root);
+    if (a->variant > CA_FLAT) return SL_ERR_INVALID;
+    return bcast_tree(s, a, 0, len, root, 0, -1);
+}
+
+/* ---- Reduce ----------------------------------------------------------------------------------- */
+
+/* The tree reduction towards virtual root 0 of ranks mapped by root.
+ * Operands combine in virtual rank order (the subtrees are contiguous
+ * runs): with root 0 that is rank order, as a non-commutative op needs.
+ * The accumulator of a segment starts as the rank's own data and moves
+ * into each child's scratch as it is combined (in = acc, inout = child's
+ * part: acc op child), so the send buffer is never written.  At the
+ * virtual root the result is copied to RBUF, or sent to fwd when fwd >= 0
+ * (the non-commutative reduce whose root is not rank 0). */
+static sl_status_t reduce_tree(coll_sched_t *s, const coll_alg_t *a, size_t count, int root,
+                               bool inplace, int fwd)
+{
+    return cg_reduce_to(s, a, count, root, inplace ? COLL_REF(COLL_RBUF, 0) : COLL_REF(COLL_SBUF, 0),
+                        COLL_REF(COLL_RBUF, 0), fwd);
+}
+
+sl_status_t cg_reduce_to(coll_sched_t *s, const coll_alg_t *a, size_t count, int root,
+                         coll_ref_t own, coll_ref_t dst, int fwd)
+{
+    int n = s->size;
+    size_t es = s->op->esize, len = count * es;
+    coll_tree_t t;
+    coll_tree(tree_kind(a->variant), a->k, n, (s->rank - root + n) % n, &t);
+    size_t nseg, seg = seg_of(a, len, es, &nseg);
+    size_t scratch = t.nchild ? cs_tmp(s, len * (size_t)t.nchild) : 0;
+    for (size_t i = 0; i < nseg; i++) {
+        size_t off = i * seg, l = len - off < seg ? len - off : seg;
+        coll_ref_t acc = COLL_REF_ADD(own, off);
+        int accv = -1;
+        for (int c = 0; c < t.nchild; c++) {
+            coll_ref_t slot = COLL_REF(COLL_TMP, scratch + (size_t)c * len + off);
+            int rv = cs_recv(s, slot, l, real(t.child[c], root, n), (uint32_t)i);
+            int red = cs_reduce(s, acc, slot, l / es);
+            cs_dep(s, rv, red);
+            cs_dep(s, accv, red);
+            acc = slot;
+            accv = red;
+        }
+        if (t.parent >= 0) {
+            cs_dep(s, accv, cs_send(s, acc, l, real(t.parent, root, n), (uint32_t)i));
+        } else if (fwd >= 0) {
+            cs_dep(s, accv, cs_send(s, acc, l, fwd, CT_PHASE(1) + (uint32_t)i));
+        } else if (acc != COLL_REF_ADD(dst, off)) {
+            cs_dep(s, accv, cs_copy(s, acc, COLL_REF_ADD(dst, off), l));
+        }
+    }
+    return SL_OK;
+}
+
+sl_status_t cg_reduce(coll_sched_t *s, const coll_alg_t *a, size_t count, int root, bool inplace)
+{
+    if (a->variant > CA_FLAT) return SL_ERR_INVALID;
+    if (s->size == 1) {
+        if (!inplace) cs_copy(s, COLL_REF(COLL_SBUF, 0), COLL_REF(COLL_RBUF, 0), count * s->op->esize);
+        return SL_OK;
+    }
+    if (s->op->commute || root == 0) return reduce_tree(s, a, count, root, inplace, -1);
+    /* rank order needs the tree rooted at rank 0, which hands the result
+     * on; the root's own operand (in RBUF when in place) is read by its
+     * tree vertices before the result lands there */
+    sl_status_t st = reduce_tree(s, a, count, 0, inplace, s->rank == 0 ? root : -1);
+    if (st != SL_OK || s->rank != root) return st;
+    int before = cs_join(s);
+    size_t es = s->op->esize, len = count * es, nseg, seg = seg_of(a, len, es, &nseg);
+    for (size_t i = 0; i < nseg; i++) {
+        size_t off = i * seg, l = len - off < seg ? len - off : seg;
+        cs_dep(s, before, cs_recv(s, COLL_REF(COLL_RBUF, off), l, 0, CT_PHASE(1) + (uint32_t)i));
+    }
+    return SL_OK;
+}
+
+/* ---- Gather and Scatter ----------------------------------------------------------------------- */
+
+/* A node of the tree holds its subtree's blocks in virtual rank order: the
+ * root in RBUF when root is rank 0 (virtual order is rank order), else in
+ * scratch, rotated into RBUF at the end; other nodes in scratch, a leaf
+ * straight from SBUF. */
+sl_status_t cg_gather(coll_sched_t *s, const coll_alg_t *a, size_t blen, int root, bool inplace)
+{
+    int n = s->size, vr = (s->rank - root + n) % n;
+    if (a->variant > CA_FLAT) return SL_ERR_INVALID;
+    coll_tree_t t;
+    coll_tree(tree_kind(a->variant), a->k, n, vr, &t);
+    bool is_root = t.parent < 0;
+    coll_ref_t mine = inplace ? COLL_REF(COLL_RBUF, (size_t)s->rank * blen) : COLL_REF(COLL_SBUF, 0);
+    if (!is_root && t.nchild == 0) {
+        cs_send(s, mine, blen, real(t.parent, root, n), 0);
+        return SL_OK;
+    }
+    coll_ref_t buf = is_root && root == 0 ? COLL_REF(COLL_RBUF, 0)
+                                          : COLL_REF(COLL_TMP, cs_tmp(s, blen * (size_t)t.span));
+    int own = buf == mine ? -1 : cs_copy(s, mine, buf, blen);
+    int last = cs_nop(s);
+    cs_dep(s, own, last);
+    for (int c = 0; c < t.nchild; c++) {
+        coll_tree_t ct;
+        coll_tree(tree_kind(a->variant), a->k, n, t.child[c], &ct);
+        cs_dep(s, cs_recv(s, COLL_REF_ADD(buf, (size_t)(t.child[c] - vr) * blen),
+                          blen * (size_t)ct.span, real(t.child[c], root, n), 0),
+               last);
+    }
+    if (!is_root) {
+        cs_dep(s, last, cs_send(s, buf, blen * (size_t)t.span, real(t.parent, root, n), 0));
+    } else if (root != 0) {
+        /* virtual [0, n - root) are ranks [root, n); the rest wrap to 0 */
+        size_t hi = (size_t)(n - root) * blen;
+        cs_dep(s, last, cs_copy(s, buf, COLL_REF(COLL_RBUF, (size_t)root * blen), hi));
+        cs_dep(s, last, cs_copy(s, COLL_REF_ADD(buf, hi), COLL_REF(COLL_RBUF, 0), (size_t)root * blen));
+    }
+    return SL_OK;
+}
+
+sl_status_t cg_scatter(coll_sched_t *s, const coll_alg_t *a, size_t blen, int root, bool inplace)
+{
+    int n = s->size, vr = (s->rank - root + n) % n;
+    if (a->variant > CA_FLAT) return SL_ERR_INVALID;
+    coll_tree_t t;
+    coll_tree(tree_kind(a->variant), a->k, n, vr, &t);
+    bool is_root = t.parent < 0;
+    if (!is_root && t.nchild == 0) { /* a leaf: straight into RBUF */
+        cs_recv(s, COLL_REF(COLL_RBUF, 0), blen, real(t.parent, root, n), 0);
+        return SL_OK;
+    }
+    coll_ref_t buf;
+    int have = -1;
+    if (is_root && root == 0) {
+        buf = COLL_REF(COLL_SBUF, 0);
+    } else {
+        buf = COLL_REF(COLL_TMP, cs_tmp(s, blen * (size_t)t.span));
+        if (is_root) { /* rotate into virtual order */
+            size_t hi = (size_t)(n - root) * blen;
+            have = cs_nop(s);
+            cs_dep(s, cs_copy(s, COLL_REF(COLL_SBUF, (size_t)root * blen), buf, hi), have);
+            cs_dep(s, cs_copy(s, COLL_REF(COLL_SBUF, 0), COLL_REF_ADD(buf, hi), (size_t)root * blen),
+                   have);
+        } else {
+            have = cs_recv(s, buf, blen * (size_t)t.span, real(t.parent, root, n), 0);
+        }
+    }
+    for (int c = 0; c < t.nchild; c++) {
+        coll_tree_t ct;
+        coll_tree(tree_kind(a->variant), a->k, n, t.child[c], &ct);
+        cs_dep(s, have,
+               cs_send(s, COLL_REF_ADD(buf, (size_t)(t.child[c] - vr) * blen), blen * (size_t)ct.span,
+                       real(t.child[c], root, n), 0));
+    }
+    if (!(is_root && inplace)) cs_dep(s, have, cs_copy(s, buf, COLL_REF(COLL_RBUF, 0), blen));
+    return SL_OK;
+}
+
+/* Gatherv/Scatterv: the root talks to every rank directly (only the root
+ * knows every block's size, so no tree can forward them). */
+sl_status_t cg_gatherv(coll_sched_t *s, const coll_layout_t *lay, size_t mylen, int root,
+                       bool inplace)
+{
+    if (s->rank != root) {
+        cs_send(s, COLL_REF(COLL_SBUF, 0), mylen, root, 0);
+        return SL_OK;
+    }
+    for (int r = 0; r < s->size; r++) {
+        coll_ref_t at = COLL_REF(COLL_RBUF, lay->off[r]);
+        if (r != root) cs_recv(s, at, lay->len[r], r, 0);
+        else if (!inplace) cs_copy(s, COLL_REF(COLL_SBUF, 0), at, lay->len[r]);
+    }
+    return SL_OK;
+}
+
+sl_status_t cg_scatterv(coll_sched_t *s, const coll_layout_t *lay, size_t mylen, int root,
+                        bool inplace)
+{
+    if (s->rank != root) {
+        cs_recv(s, COLL_REF(COLL_RBUF, 0), mylen, root, 0);
+        return SL_OK;
+    }
+    for (int r = 0; r < s->size; r++) {
+        coll_ref_t at = COLL_REF(COLL_SBUF, lay->off[r]);
+        if (r != root) cs_send(s, at, lay->len[r], r, 0);
+        else if (!inplace) cs_copy(s, at, COLL_REF(COLL_RBUF, 0), lay->len[r]);
+    }
+    return SL_OK;
+}

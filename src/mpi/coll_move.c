@@ -1,0 +1,268 @@
+/* The collectives that move data without combining it: Gather(v),
+ * Scatter(v), Allgather(v), Alltoall(v, w), each blocking, non-blocking
+ * and persistent, over the schedules of src/coll (mcoll.h). */
+#include "mpi/mcoll.h"
+
+#include <stdlib.h>
+
+/* One call's arguments, whichever of the nine it is. */
+typedef struct mv_call {
+    coll_kind_t kind;
+    bool vform;
+    const void *sbuf;
+    int scount;
+    const int *scounts, *sdispls;
+    MPI_Datatype stype;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    int rcount;
+    const int *rcounts, *rdispls;
+    MPI_Datatype rtype;
+    const MPI_Datatype *rtypes;
+    int root;
+} mv_call_t;
+
+static int check_counts(mcomm_t *c, const int *counts, const int *displs, const char *fname)
+{
+    if (!counts || !displs) return mpi_err(c, MPI_ERR_ARG, fname, "counts or displacements are NULL");
+    for (int i = 0; i < c->size; i++)
+        if (counts[i] < 0) return mpi_err(c, MPI_ERR_COUNT, fname, "negative count");
+    return MPI_SUCCESS;
+}
+
+/* A w-form side: every type committed; fills ts. */
+static int check_types(mcomm_t *c, const MPI_Datatype *types, mdt_type_t **ts, const char *fname)
+{
+    int err;
+    if (!types) return mpi_err(c, MPI_ERR_ARG, fname, "datatypes are NULL");
+    for (int i = 0; i < c->size; i++)
+        if (!(ts[i] = mdt_get_committed(types[i], &err))) return mpi_err(c, err, fname, NULL);
+    return MPI_SUCCESS;
+}
+
+/* A regular layout of n blocks of blen bytes. */
+static int regular(int n, size_t blen, size_t **off, size_t **len)
+{
+    *off = malloc(sizeof(size_t) * (size_t)n);
+    *len = malloc(sizeof(size_t) * (size_t)n);
+    if (!*off || !*len) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        (*off)[i] = (size_t)i * blen;
+        (*len)[i] = blen;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Gather, Gatherv, Scatter, Scatterv: the root's side is the v side. */
+static int rooted(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *rt, const char *fname)
+{
+    mcomm_t *c = m->comm;
+    bool gather = k->kind == COLL_GATHER, is_root = c->rank == k->root;
+    bool inplace = is_root && (gather ? k->sbuf == MPI_IN_PLACE : k->rbuf == MPI_IN_PLACE);
+    int n = c->size, err = MPI_SUCCESS;
+    /* the many-block side at the root, the one-block side elsewhere */
+    int vside = gather ? COLL_RBUF : COLL_SBUF, oside = gather ? COLL_SBUF : COLL_RBUF;
+    mdt_type_t *vt = gather ? rt : st, *ot = gather ? st : rt;
+    void *vbuf = gather ? k->rbuf : (void *)(uintptr_t)k->sbuf;
+    void *obuf = gather ? (void *)(uintptr_t)k->sbuf : k->rbuf;
+    int vcount = gather ? k->rcount : k->scount, ocount = gather ? k->scount : k->rcount;
+    const int *vcounts = gather ? k->rcounts : k->scounts, *vdispls = gather ? k->rdispls : k->sdispls;
+    m->args = (coll_args_t){.kind = k->kind, .root = k->root, .inplace = inplace, .vform = k->vform};
+    if (is_root) {
+        if (k->vform) {
+            if ((err = check_counts(c, vcounts, vdispls, fname))) return err;
+            err = mcoll_side_v(m, vside, vbuf, n, vcounts, vdispls, vt, NULL, false,
+                               !gather || inplace, gather, &m->off, &m->len);
+            m->lay = (coll_layout_t){m->off, m->len};
+            m->args.lay = &m->lay;
+        } else {
+            err = mcoll_side(m, vside, vbuf, (MPI_Count)vcount * n, vt, !gather || inplace, gather);
+            m->args.count = (size_t)vcount * (size_t)vt->size;
+        }
+    }
+    if (!err && !inplace && ot) {
+        err = mcoll_side(m, oside, obuf, ocount, ot, gather, !gather);
+        m->args.mylen = (size_t)ocount * (size_t)ot->size;
+        if (!is_root) m->args.count = m->args.mylen;
+    }
+    return err;
+}
+
+static int everyone(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *rt,
+                    mdt_type_t **sts, mdt_type_t **rts, const char *fname)
+{
+    mcomm_t *c = m->comm;
+    int n = c->size, err;
+    bool inplace = k->sbuf == MPI_IN_PLACE, w = k->rtypes != NULL;
+    m->args = (coll_args_t){.kind = k->kind, .inplace = inplace};
+    /* receive side: every rank's block */
+    if (k->vform) {
+        if ((err = check_counts(c, k->rcounts, k->rdispls, fname))) return err;
+        err = mcoll_side_v(m, COLL_RBUF, k->rbuf, n, k->rcounts, k->rdispls, rt, w ? rts : NULL, w,
+                           inplace, true, &m->off, &m->len);
+    } else {
+        size_t blen = (size_t)k->rcount * (size_t)rt->size;
+        err = mcoll_side(m, COLL_RBUF, k->rbuf, (MPI_Count)k->rcount * n, rt, inplace, true);
+        if (!err) err = regular(n, blen, &m->off, &m->len);
+    }
+    if (err) return err;
+    m->lay = (coll_layout_t){m->off, m->len};
+    m->args.lay = &m->lay;
+    if (inplace) return MPI_SUCCESS;
+    if (k->kind == COLL_ALLGATHER) /* the own block */
+        return mcoll_side(m, COLL_SBUF, (void *)(uintptr_t)k->sbuf, k->scount, st, true, false);
+    if (k->vform) {
+        if ((err = check_counts(c, k->scounts, k->sdispls, fname))) return err;
+        err = mcoll_side_v(m, COLL_SBUF, (void *)(uintptr_t)k->sbuf, n, k->scounts, k->sdispls, st,
+                           w ? sts : NULL, w, true, false, &m->soff, &m->slen);
+    } else {
+        err = mcoll_side(m, COLL_SBUF, (void *)(uintptr_t)k->sbuf, (MPI_Count)k->scount * n, st,
+                         true, false);
+        if (!err) err = regular(n, (size_t)k->scount * (size_t)st->size, &m->soff, &m->slen);
+    }
+    m->slay = (coll_layout_t){m->soff, m->slen};
+    m->args.slay = &m->slay;
+    return err;
+}
+
+static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req,
+                    const char *fname)
+{
+    mcomm_t *c;
+    mdt_type_t *st = NULL, *rt = NULL, **sts = NULL, **rts = NULL;
+    int err = mcoll_check_comm(comm, &c, fname);
+    if (err) return err;
+    bool is_root = c->rank == k->root, rooted_kind = k->kind == COLL_GATHER || k->kind == COLL_SCATTER;
+    if (rooted_kind && (err = mcoll_check_root(c, k->root, fname))) return err;
+    bool w = k->rtypes != NULL;
+    /* which buffers this rank uses, and where MPI_IN_PLACE may stand */
+    bool use_s = !rooted_kind || k->kind == COLL_GATHER || is_root;
+    bool use_r = !rooted_kind || k->kind == COLL_SCATTER || is_root;
+    bool s_inplace_ok = !rooted_kind || (k->kind == COLL_GATHER && is_root);
+    bool r_inplace_ok = k->kind == COLL_SCATTER && is_root;
+    if (w) {
+        sts = malloc(sizeof *sts * (size_t)c->size);
+        rts = malloc(sizeof *rts * (size_t)c->size);
+        if (!sts || !rts) err = mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
+        if (!err && k->sbuf != MPI_IN_PLACE) err = check_types(c, k->stypes, sts, fname);
+        if (!err) err = check_types(c, k->rtypes, rts, fname);
+        if (!err && (k->rbuf == MPI_IN_PLACE))
+            err = mpi_err(c, MPI_ERR_BUFFER, fname, "MPI_IN_PLACE is not allowed here");
+        st = sts ? sts[0] : NULL;
+        rt = rts ? rts[0] : NULL;
+    } else {
+        int scount = k->vform && (k->kind == COLL_SCATTER || k->kind == COLL_ALLTOALL) ? 0 : k->scount;
+        int rcount = k->vform && k->kind != COLL_SCATTER ? 0 : k->rcount;
+        if (use_s && !(k->sbuf == MPI_IN_PLACE && s_inplace_ok))
+            err = mcoll_check_buf(c, k->sbuf, scount, k->stype, &st, false, fname);
+        if (!err && use_r && !(k->rbuf == MPI_IN_PLACE && r_inplace_ok))
+            err = mcoll_check_buf(c, k->rbuf, rcount, k->rtype, &rt, false, fname);
+        /* in place, the other side's type describes the blocks */
+        if (!err && !rt && use_r) err = mcoll_check_buf(c, NULL, 0, k->rtype, &rt, true, fname);
+    }
+    if (!err && mode != MCOLL_BLOCKING && !req)
+        err = mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
+    mcoll_t *m = err ? NULL : mcoll_new(c);
+    if (!err && !m) err = mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
+    if (!err) {
+        int e = rooted_kind ? rooted(m, k, st, rt, fname) : everyone(m, k, st, rt, sts, rts, fname);
+        if (e) {
+            mcoll_free(m);
+            m = NULL;
+            err = e == MPI_ERR_NO_MEM ? mpi_err(c, e, fname, NULL) : e;
+        }
+    }
+    if (w && m) /* every block's type lives as long as the request */
+        for (int i = 0; i < c->size; i++) {
+            mdt_retain(rts[i]);
+            if (k->sbuf != MPI_IN_PLACE) mdt_retain(sts[i]);
+        }
+    if (w && m) {
+        m->nw = c->size;
+        m->wtypes = rts;
+        m->wstypes = k->sbuf != MPI_IN_PLACE ? sts : NULL;
+        if (!m->wstypes) free(sts);
+    } else {
+        free(sts);
+        free(rts);
+    }
+    return err ? err : mcoll_launch(m, mode, req, fname);
+}
+
+#define UNPAREN(...) __VA_ARGS__
+#define MV_FORMS(Name, IName, PARAMS, INIT)                                                             \
+    int MPI_##Name(UNPAREN PARAMS)                                                              \
+    {                                                                                           \
+        MPI_CHECK_STATE("MPI_" #Name);                                                          \
+        mv_call_t k = {UNPAREN INIT};                                                           \
+        return move_any(&k, comm, MCOLL_BLOCKING, NULL, "MPI_" #Name);                          \
+    }                                                                                           \
+    int MPI_##IName(UNPAREN PARAMS, MPI_Request *request)                                       \
+    {                                                                                           \
+        mcoll_async_prepare();                                                                  \
+        MPI_CHECK_STATE("MPI_" #IName);                                                         \
+        mv_call_t k = {UNPAREN INIT};                                                           \
+        return move_any(&k, comm, MCOLL_NB, request, "MPI_" #IName);                            \
+    }                                                                                           \
+    int MPI_##Name##_init(UNPAREN PARAMS, MPI_Info info, MPI_Request *request)                  \
+    {                                                                                           \
+        (void)info;                                                                             \
+        mcoll_async_prepare();                                                                  \
+        MPI_CHECK_STATE("MPI_" #Name "_init");                                                  \
+        mv_call_t k = {UNPAREN INIT};                                                           \
+        return move_any(&k, comm, MCOLL_PERSISTENT, request, "MPI_" #Name "_init");             \
+    }
+
+MV_FORMS(Gather, Igather,
+         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+          MPI_Datatype recvtype, int root, MPI_Comm comm),
+         (.kind = COLL_GATHER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root))
+MV_FORMS(Gatherv, Igatherv,
+         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+          MPI_Comm comm),
+         (.kind = COLL_GATHER, .vform = true, .sbuf = sendbuf, .scount = sendcount,
+          .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
+          .rtype = recvtype, .root = root))
+MV_FORMS(Scatter, Iscatter,
+         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+          MPI_Datatype recvtype, int root, MPI_Comm comm),
+         (.kind = COLL_SCATTER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root))
+MV_FORMS(Scatterv, Iscatterv,
+         (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+         (.kind = COLL_SCATTER, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
+          .sdispls = displs, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+          .rtype = recvtype, .root = root))
+MV_FORMS(Allgather, Iallgather,
+         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+          MPI_Datatype recvtype, MPI_Comm comm),
+         (.kind = COLL_ALLGATHER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = -1))
+MV_FORMS(Allgatherv, Iallgatherv,
+         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+         (.kind = COLL_ALLGATHER, .vform = true, .sbuf = sendbuf, .scount = sendcount,
+          .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
+          .rtype = recvtype, .root = -1))
+MV_FORMS(Alltoall, Ialltoall,
+         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+          MPI_Datatype recvtype, MPI_Comm comm),
+         (.kind = COLL_ALLTOALL, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = -1))
+MV_FORMS(Alltoallv, Ialltoallv,
+         (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+          MPI_Comm comm),
+         (.kind = COLL_ALLTOALL, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
+          .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+          .rdispls = rdispls, .rtype = recvtype, .root = -1))
+MV_FORMS(Alltoallw, Ialltoallw,
+         (const void *sendbuf, const int sendcounts[], const int sdispls[],
+          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+         (.kind = COLL_ALLTOALL, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
+          .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
+          .rdispls = rdispls, .rtypes = recvtypes, .root = -1))

@@ -1,0 +1,92 @@
+/* MPI collectives over src/coll (prefix mcoll_): one object per call (or
+ * per persistent request) that holds the schedule's run, the op, and how
+ * the user's buffers map onto the byte streams the schedule moves.
+ *
+ * A buffer whose datatype is dense (one piece per element, extent = size)
+ * is used in place: the stream is the user's memory.  Any other layout is
+ * packed into a library stream when the run starts and unpacked when it
+ * completes (in whichever thread completes it). */
+#ifndef SL_MPI_MCOLL_H
+#define SL_MPI_MCOLL_H
+
+#include "coll/coll.h"
+#include "mpi/datatype.h"
+#include "mpi/mpi_int.h"
+#include "mpi/op.h"
+
+/* One block of user data in a stream: count elements of t at ubuf, at
+ * byte off of the stream. */
+typedef struct mcoll_blk {
+    char *ubuf;
+    MPI_Count count;
+    mdt_type_t *t;
+    size_t off;
+} mcoll_blk_t;
+
+/* A side (the send or the receive buffer of the schedule). */
+typedef struct mcoll_side {
+    char *stream;      /* what the schedule's SBUF/RBUF points at */
+    char *tmp;         /* the library stream, when packing */
+    int nblk;
+    mcoll_blk_t *blk;  /* packed blocks */
+    bool pack_in;      /* pack when the run starts (input data) */
+    bool unpack_out;   /* unpack when it completes (output data) */
+} mcoll_side_t;
+
+typedef enum { MCOLL_BLOCKING, MCOLL_NB, MCOLL_PERSISTENT } mcoll_mode_t;
+
+typedef struct mcoll {
+    mcomm_t *comm;
+    coll_run_t *run;
+    unsigned seq;
+    struct { coll_op_t base; mop_plan_t plan; } op;
+    mcoll_side_t side[2]; /* COLL_SBUF, COLL_RBUF */
+    mdt_type_t *types[2]; /* retained for the request's life */
+    mdt_type_t **wtypes, **wstypes; /* Alltoallw: every block's, retained */
+    int nw;
+    /* layouts the generators read while building */
+    size_t *off, *len, *soff, *slen, *counts;
+    coll_layout_t lay, slay;
+    coll_args_t args;
+    int err;
+} mcoll_t;
+
+/* A new call on c (NULL + MPI_ERR_NO_MEM reported through fname). */
+mcoll_t *mcoll_new(mcomm_t *c);
+void mcoll_free(mcoll_t *m);
+/* Describe side (COLL_SBUF or COLL_RBUF) as count elements of t at buf. */
+int mcoll_side(mcoll_t *m, int side, void *buf, MPI_Count count, mdt_type_t *t, bool in, bool out);
+/* Describe side as n blocks (the v forms): block i is counts[i] elements
+ * of types[i] (or of t when types is NULL) at buf + displs[i] (in extents
+ * of the type when bytes_displ is false, in bytes otherwise).  Fills the
+ * block layout: *off, *len (allocated, the caller's mcoll keeps them). */
+int mcoll_side_v(mcoll_t *m, int side, void *buf, int n, const int *counts, const int *displs,
+                 mdt_type_t *t, mdt_type_t *const *types, bool bytes_displ, bool in, bool out,
+                 size_t **off, size_t **len);
+/* The op of a reduction (after mop_plan checked it). */
+void mcoll_set_op(mcoll_t *m, const mop_plan_t *p);
+/* Build the schedule of m->args and run it as mode says: blocking (wait
+ * here), non-blocking (*req), persistent (*req, inactive).  Frees m on
+ * every path except a request made.  Returns the MPI error (reported). */
+int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fname);
+/* Persistent: start it again (MPI_Start). */
+int mcoll_start(mcoll_t *m);
+/* Completion: has it completed (test), or wait until it has; both return
+ * its MPI error class. */
+bool mcoll_test(mcoll_t *m);
+int mcoll_wait(mcoll_t *m);
+int mcoll_error(const mcoll_t *m);
+
+/* Before MPI_CHECK_STATE in every non-blocking and persistent collective:
+ * starts the progress thread the first time (outside the lock). */
+void mcoll_async_prepare(void);
+
+/* Argument checks shared by the collectives. */
+int mcoll_check_comm(MPI_Comm comm, mcomm_t **c, const char *fname);
+int mcoll_check_buf(mcomm_t *c, const void *buf, int count, MPI_Datatype dt, mdt_type_t **t,
+                    bool may_be_in_place, const char *fname);
+int mcoll_check_root(mcomm_t *c, int root, const char *fname);
+/* The next collective sequence number of c (1..COLL_SEQ_MASK). */
+unsigned mcoll_next_seq(mcomm_t *c);
+
+#endif
