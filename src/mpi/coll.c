@@ -258,11 +258,100 @@ void mcoll_async_prepare(void)
     (void)coll_async_start();
 }
 
+/* ---- the cache of blocking collectives' schedules -------------------------------------------- */
+
+static void make_key(mcoll_t *m)
+{
+    const coll_args_t *a = &m->args;
+    m->cacheable = !a->lay && !a->counts && !a->vform && !m->nw;
+    memset(&m->key, 0, sizeof m->key);
+    m->key.kind = (int)a->kind;
+    m->key.root = a->root;
+    m->key.flags = a->inplace | a->exclusive << 1;
+    m->key.count = a->count;
+    m->key.mylen = a->mylen;
+    m->key.t[0] = m->types[0];
+    m->key.t[1] = m->types[1];
+    if (a->op) {
+        m->key.pre = m->op.plan.pre;
+        m->key.ctype = m->op.plan.ctype;
+        m->key.fn = m->op.plan.fn;
+        m->key.t[0] = m->op.plan.type;
+    }
+}
+
+static bool same_key(const mcoll_key_t *a, const mcoll_key_t *b)
+{
+    return a->kind == b->kind && a->root == b->root && a->flags == b->flags &&
+           a->count == b->count && a->mylen == b->mylen && a->t[0] == b->t[0] &&
+           a->t[1] == b->t[1] && a->pre == b->pre && a->ctype == b->ctype && a->fn == b->fn;
+}
+
+/* A cached object for m's call: m's buffers move into it, m goes. */
+static mcoll_t *cache_take(mcoll_t *m)
+{
+    mcomm_t *c = m->comm;
+    for (int i = 0; i < 8; i++) {
+        mcoll_t *e = c->coll_cache[i];
+        if (!e || !same_key(&e->key, &m->key)) continue;
+        c->coll_cache[i] = NULL;
+        for (int j = 0; j < 2; j++) {
+            e->side[j] = m->side[j];
+            m->side[j] = (mcoll_side_t){0};
+        }
+        mcoll_free(m);
+        return e;
+    }
+    return NULL;
+}
+
+/* Keep m (idle) for the next call of its shape; the oldest goes. */
+static void cache_put(mcoll_t *m)
+{
+    mcomm_t *c = m->comm;
+    for (int j = 0; j < 2; j++) { /* per-call buffers */
+        free(m->side[j].tmp);
+        free(m->side[j].blk);
+        m->side[j] = (mcoll_side_t){0};
+    }
+    mcoll_free(c->coll_cache[7]);
+    memmove(&c->coll_cache[1], &c->coll_cache[0], 7 * sizeof c->coll_cache[0]);
+    c->coll_cache[0] = m;
+}
+
+void mcoll_cache_drop(mcomm_t *c)
+{
+    for (int i = 0; i < 8; i++) {
+        mcoll_free(c->coll_cache[i]);
+        c->coll_cache[i] = NULL;
+    }
+}
+
+static int run_blocking(mcoll_t *m, const char *fname)
+{
+    mcomm_t *c = m->comm;
+    int err = MPI_ERR_OTHER;
+    pack_in(m);
+    if (coll_run_start(m->run, m->seq, false) == SL_OK) err = mcoll_wait(m);
+    if (m->cacheable && coll_run_done(m->run)) cache_put(m);
+    else mcoll_free(m);
+    return err ? mpi_err(c, err, fname, "the collective failed") : MPI_SUCCESS;
+}
+
 int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fname)
 {
     mcomm_t *c = m->comm;
     int err = MPI_SUCCESS;
     coll_sched_t *s = NULL;
+    make_key(m);
+    if (mode == MCOLL_BLOCKING && m->cacheable) {
+        mcoll_t *e = cache_take(m);
+        if (e) {
+            e->seq = mcoll_next_seq(c);
+            coll_run_bind(e->run, e->side[COLL_SBUF].stream, e->side[COLL_RBUF].stream);
+            return run_blocking(e, fname);
+        }
+    }
     m->seq = mcoll_next_seq(c);
     m->run = NULL;
     sl_status_t st = coll_build(&m->args, c->rank, c->size, mcomm_world_map(c), &s);
@@ -277,13 +366,7 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     }
     coll_run_bind(m->run, m->side[COLL_SBUF].stream, m->side[COLL_RBUF].stream);
     coll_run_on_done(m->run, on_done, m);
-    if (mode == MCOLL_BLOCKING) {
-        pack_in(m);
-        if (coll_run_start(m->run, m->seq, false) == SL_OK) err = mcoll_wait(m);
-        else err = MPI_ERR_OTHER;
-        mcoll_free(m);
-        return err ? mpi_err(c, err, fname, "the collective failed") : MPI_SUCCESS;
-    }
+    if (mode == MCOLL_BLOCKING) return run_blocking(m, fname);
     mreq_t *r = mreq_create(req);
     if (!r) {
         mcoll_free(m);

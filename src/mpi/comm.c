@@ -7,6 +7,7 @@
  * lowest id free everywhere.  A split uses one id for all its colours: the
  * groups are disjoint, so their messages can never meet. */
 #include "mpi/handle.h"
+#include "mpi/mcoll.h"
 #include "mpi/mpi_int.h"
 #include "p2p/p2p.h"
 
@@ -246,6 +247,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     if (!c || c == &comm_world || c == &comm_self)
         return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "not a freeable communicator");
     ctx_used[c->ctx / 64] &= ~(1ull << (c->ctx % 64));
+    mcoll_cache_drop(c);
     merrh_release(c->errh);
     mh_free(&comm_table, (uint32_t)c->handle);
     free(c->world_of);

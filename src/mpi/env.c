@@ -1,7 +1,7 @@
 /* The MPI environment: init and finalize, errors, time, names. */
 #include "boot/boot.h"
 #include "mpi/bsend.h"
-#include "coll/coll.h"
+#include "mpi/mcoll.h"
 #include "mpi/mpi_int.h"
 #include "mpi/request.h"
 #include "p2p/p2p.h"
@@ -71,6 +71,8 @@ int MPI_Finalize(void)
     MPI_CHECK_STATE("MPI_Finalize");
     mbsend_drain(); /* buffered sends still in flight finish first */
     mreq_reap_detached(true); /* and operations whose requests were freed */
+    mcoll_cache_drop(mcomm_get(MPI_COMM_WORLD));
+    mcoll_cache_drop(mcomm_get(MPI_COMM_SELF));
     sl_status_t st = p2p_fini();
     __atomic_store_n(&mpi_state, 2, __ATOMIC_RELEASE); /* MPI_Finalized may ask from another thread */
     return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;

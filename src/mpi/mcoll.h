@@ -35,8 +35,22 @@ typedef struct mcoll_side {
 
 typedef enum { MCOLL_BLOCKING, MCOLL_NB, MCOLL_PERSISTENT } mcoll_mode_t;
 
+/* What makes two calls on one communicator the same schedule (the blocking
+ * collectives' cache): everything the generator reads, with the datatypes
+ * (retained by the cached object, so their addresses cannot be reused)
+ * and the op's plan. */
+typedef struct mcoll_key {
+    int kind, root, flags;
+    size_t count, mylen;
+    const mdt_type_t *t[2];
+    int pre, ctype;
+    MPI_User_function *fn;
+} mcoll_key_t;
+
 typedef struct mcoll {
     mcomm_t *comm;
+    mcoll_key_t key;
+    bool cacheable; /* no per-call layout: the schedule can be reused */
     coll_run_t *run;
     unsigned seq;
     struct { coll_op_t base; mop_plan_t plan; } op;
@@ -76,6 +90,9 @@ int mcoll_start(mcoll_t *m);
 bool mcoll_test(mcoll_t *m);
 int mcoll_wait(mcoll_t *m);
 int mcoll_error(const mcoll_t *m);
+
+/* The communicator's cached schedules go (MPI_Comm_free, MPI_Finalize). */
+void mcoll_cache_drop(mcomm_t *c);
 
 /* Before MPI_CHECK_STATE in every non-blocking and persistent collective:
  * starts the progress thread the first time (outside the lock). */

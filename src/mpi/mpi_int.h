@@ -18,6 +18,7 @@ typedef struct mcomm {
     int *world_of;              /* created communicators: world rank of each rank */
     MPI_Comm handle;
     unsigned coll_seq;          /* collectives called on it so far (src/coll tags) */
+    struct mcoll *coll_cache[8]; /* idle schedules of blocking collectives (mcoll.h) */
 } mcomm_t;
 
 /* Collective traffic of a communicator runs on ctx | MCOMM_COLL_CTX, apart
