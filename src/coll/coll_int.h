@@ -17,8 +17,13 @@ typedef struct coll_state {
     volatile unsigned ticks;     /* changes with every completion */
     unsigned active;             /* runs started and not complete */
     unsigned async_active;       /* of them, the asynchronous ones */
+    unsigned app_waiting;        /* threads inside coll_run_wait: the progress thread steps aside */
 } coll_state_t;
 extern coll_state_t coll_state;
+
+/* Messages up to this long land without the receiver's host (p2p's short
+ * rings, SLUICE_SHORT_MAX's default) */
+#define COLL_ASYNC_MSG 8192
 
 /* Tags inside a schedule: most generators tag a message by its step or
  * segment; these keep the phases of composed schedules apart. */

@@ -267,7 +267,13 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async)
     for (uint32_t i = 0; i < s->nv; i++)
         if ((r->rem[i] = s->v[i].ndeps) == 0) r->ready[r->nready++] = i;
     run_ready(r);
-    if (async && !r->done) coll_async_kick();
+    /* the thread is needed by a run whose later messages wait for
+     * completions, or whose messages need the receiver's host to land
+     * (beyond the short-message rings, which senders fill themselves: 8 KiB);
+     * the rest (local steps, taking short messages out of the rings) is
+     * finished by whoever next looks at the run, which costs the
+     * application no wake-up of a thread on its CPU */
+    if (async && !r->done && (s->host_steps || s->max_msg > COLL_ASYNC_MSG)) coll_async_kick();
     return SL_OK;
 }
 
@@ -277,19 +283,26 @@ bool coll_run_test(coll_run_t *r)
     return r->done;
 }
 
+/* The waiting thread drives every run itself meanwhile (and the progress
+ * thread steps aside: two threads taking turns in the engine cost a wake-up
+ * each time, about 10 us here); the progress thread takes over again when
+ * the wait ends. */
 sl_status_t coll_run_wait(coll_run_t *r)
 {
+    sl_status_t st = SL_OK;
+    C.app_waiting++;
     while (!r->done) {
         unsigned seen = C.ticks;
         if (coll_progress() > 0 || r->done) continue;
-        sl_status_t st = p2p_wait_change(r->hint, &C.ticks, seen);
+        st = p2p_wait_change(r->hint, &C.ticks, seen);
         if (st != SL_OK) {
             /* the engine failed: nothing more will complete */
             sl_log_error("coll: waiting for a %s failed: %s", coll_kind_name((coll_kind_t)r->s->kind),
                          sl_status_string(st));
             fail(r, st);
-            return st;
+            break;
         }
     }
-    return r->err;
+    if (--C.app_waiting == 0 && C.async_active > 0) coll_async_kick();
+    return st != SL_OK ? st : r->err;
 }

@@ -327,6 +327,20 @@ void mcoll_cache_drop(mcomm_t *c)
     }
 }
 
+static int start_nb(mcoll_t *m, MPI_Request *req, const char *fname)
+{
+    mcomm_t *c = m->comm;
+    mreq_t *r = mreq_create(req);
+    if (!r) {
+        mcoll_free(m);
+        return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
+    }
+    *r = (mreq_t){.comm = c, .coll = m, .active = true};
+    mreq_status_empty(&r->st);
+    int err = mcoll_start(m);
+    return err ? mpi_err(c, err, fname, NULL) : MPI_SUCCESS;
+}
+
 static int run_blocking(mcoll_t *m, const char *fname)
 {
     mcomm_t *c = m->comm;
@@ -344,12 +358,13 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     int err = MPI_SUCCESS;
     coll_sched_t *s = NULL;
     make_key(m);
-    if (mode == MCOLL_BLOCKING && m->cacheable) {
+    if (mode != MCOLL_PERSISTENT && m->cacheable) {
         mcoll_t *e = cache_take(m);
         if (e) {
             e->seq = mcoll_next_seq(c);
             coll_run_bind(e->run, e->side[COLL_SBUF].stream, e->side[COLL_RBUF].stream);
-            return run_blocking(e, fname);
+            if (mode == MCOLL_BLOCKING) return run_blocking(e, fname);
+            return start_nb(e, req, fname);
         }
     }
     m->seq = mcoll_next_seq(c);
@@ -367,15 +382,23 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     coll_run_bind(m->run, m->side[COLL_SBUF].stream, m->side[COLL_RBUF].stream);
     coll_run_on_done(m->run, on_done, m);
     if (mode == MCOLL_BLOCKING) return run_blocking(m, fname);
+    if (mode == MCOLL_NB) return start_nb(m, req, fname);
     mreq_t *r = mreq_create(req);
     if (!r) {
         mcoll_free(m);
         return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     }
-    *r = (mreq_t){.comm = c, .coll = m, .persistent = mode == MCOLL_PERSISTENT};
+    *r = (mreq_t){.comm = c, .coll = m, .persistent = true};
+    m->persistent_req = true;
     mreq_status_empty(&r->st);
-    if (mode == MCOLL_PERSISTENT) return MPI_SUCCESS;
-    r->active = true;
-    err = mcoll_start(m);
-    return err ? mpi_err(c, err, fname, NULL) : MPI_SUCCESS;
+    (void)err;
+    return MPI_SUCCESS;
+}
+
+/* The request of a completed non-blocking collective goes: its schedule
+ * back to the cache. */
+void mcoll_release(mcoll_t *m)
+{
+    if (m->cacheable && !m->persistent_req && coll_run_done(m->run)) cache_put(m);
+    else mcoll_free(m);
 }

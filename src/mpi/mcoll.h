@@ -51,6 +51,7 @@ typedef struct mcoll {
     mcomm_t *comm;
     mcoll_key_t key;
     bool cacheable; /* no per-call layout: the schedule can be reused */
+    bool persistent_req; /* owned by a persistent request (never cached) */
     coll_run_t *run;
     unsigned seq;
     struct { coll_op_t base; mop_plan_t plan; } op;
@@ -83,6 +84,9 @@ void mcoll_set_op(mcoll_t *m, const mop_plan_t *p);
  * here), non-blocking (*req), persistent (*req, inactive).  Frees m on
  * every path except a request made.  Returns the MPI error (reported). */
 int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fname);
+/* A request's collective goes (its request is freed): back to the
+ * communicator's cache when it can serve a later call. */
+void mcoll_release(mcoll_t *m);
 /* Persistent: start it again (MPI_Start). */
 int mcoll_start(mcoll_t *m);
 /* Completion: has it completed (test), or wait until it has; both return

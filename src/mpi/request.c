@@ -43,7 +43,7 @@ static mreq_t *mreq_detached; /* freed while active: completing unseen */
 static void mreq_release(mreq_t *r)
 {
     if (r->coll) {
-        mcoll_free(r->coll);
+        mcoll_release(r->coll);
         r->coll = NULL;
     }
     if (r->type) mdt_release(r->type);

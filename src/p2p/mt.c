@@ -34,6 +34,12 @@ static struct {
 } T = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread unsigned t_depth; /* how deep this thread is in the lock */
+static void (*release_hook)(void); /* p2p_mt_set_release_hook */
+
+void p2p_mt_set_release_hook(void (*fn)(void))
+{
+    release_hook = fn;
+}
 
 sl_status_t p2p_threads(bool multiple)
 {
@@ -59,6 +65,7 @@ static void drop(void)
 {
     if (T.waiters) pthread_cond_broadcast(&T.turn);
     pthread_mutex_unlock(&T.lock);
+    if (release_hook) release_hook();
 }
 
 void p2p_mt_unlock(void)

@@ -133,6 +133,9 @@ static inline bool p2p_mt_enter(void)
 void p2p_mt_gate_enter(void);
 void p2p_mt_gate_exit(void);
 void p2p_mt_gate_wait(void);
+/* fn is called each time a thread lets the lock go (after it has): for
+ * waking another thread without waking it into a held lock. */
+void p2p_mt_set_release_hook(void (*fn)(void));
 /* Sleep us microseconds, without the lock if this thread holds it. */
 void p2p_mt_sleep_us(unsigned us);
 /* For __attribute__((cleanup)): *held is what p2p_mt_enter returned. */
@@ -140,6 +143,11 @@ static inline void p2p_mt_exit(const bool *held)
 {
     if (*held) p2p_mt_unlock();
 }
+
+/* The calling thread's waits in this layer sleep at once, without
+ * polling first (a background progress thread: its polling would take the
+ * CPU its application computes on). */
+void p2p_thread_background(void);
 
 /* Handle pending events; returns how many. */
 int p2p_progress(void);

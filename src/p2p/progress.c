@@ -336,6 +336,11 @@ static inline sl_status_t wait_until(p2p_req_t *r, const volatile bool *flag,
     return SL_OK;
 }
 
+void p2p_thread_background(void)
+{
+    PtlSluiceWaitSpin(0);
+}
+
 sl_status_t p2p_wait_change(p2p_req_t *hint, const volatile unsigned *word, unsigned seen)
 {
     return wait_until(hint, NULL, word, seen);

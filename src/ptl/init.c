@@ -83,8 +83,17 @@ static _Atomic int64_t ptl_wait_avg_ns;
 
 static int64_t ptl_spin_base_ns = 50000; /* the wire's spin (SLUICE_SPIN_US), set at PtlInit */
 
+static __thread bool ptl_t_nospin; /* PtlSluiceWaitSpin(0) */
+
+int PtlSluiceWaitSpin(int spin)
+{
+    ptl_t_nospin = !spin;
+    return PTL_OK;
+}
+
 static int64_t ptl_spin_budget(void)
 {
+    if (ptl_t_nospin) return 0;
     /* oversubscribed: the rank we wait for may need this CPU, so no learned
      * growth beyond the wire's (capped) spin (measured, 4 ranks on 2 CPUs:
      * waits learned up to the 1 ms cap and every round trip cost about that) */
