@@ -1,6 +1,7 @@
 /* sluice_info: what this Sluice build is and can do here, and every
  * SLUICE_* setting with its default and meaning.
  * usage: sluice_info [--settings] */
+#include "coll/coll.h"
 #include "util/param.h"
 
 #include <errno.h>
@@ -74,6 +75,19 @@ static void print_settings(void)
     }
 }
 
+/* Every collective's variants, as SLUICE_COLL_<KIND> names them. */
+static void print_collectives(void)
+{
+    printf("Collective variants (SLUICE_COLL_<KIND>=variant[:k=K][,seg=BYTES][,window=W]):\n");
+    for (int k = 0; k < COLL_NKIND; k++) {
+        int v[16], n = coll_variants((coll_kind_t)k, v, 16);
+        printf("  %-15s", coll_kind_name((coll_kind_t)k));
+        for (int i = 0; i < n; i++) printf(" %s", coll_variant_name(v[i]));
+        putchar('\n');
+    }
+    putchar('\n');
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--settings") == 0) {
@@ -95,6 +109,7 @@ int main(int argc, char **argv)
                : "; bulk get/put use the staged copy");
     printf("  staged  available: pipelined bulk copy through shared memory\n");
     printf("  ofi     not built: libfabric transport not implemented yet\n\n");
+    print_collectives();
     print_settings();
     return 0;
 }

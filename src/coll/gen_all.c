@@ -172,28 +172,37 @@ static void allreduce_butterfly(coll_sched_t *s, size_t count, bool inplace)
         cs_dep(s, cp, accv);
         acc = rbuf;
     }
+    bool comm = s->op->commute;
     for (int mask = 1, k = 1; mask < p2; mask <<= 1, k++) {
-        int pv = v ^ mask, peer = fold_old(pv, rem);
-        coll_ref_t in = COLL_REF(COLL_TMP, cs_tmp(s, len));
+        int pv = v ^ mask, peer = fold_old(pv, rem), red;
         int sv = cs_send(s, acc, len, peer, CT_PHASE(1) + (uint32_t)k);
-        int rv = cs_recv(s, in, len, peer, CT_PHASE(1) + (uint32_t)k);
         cs_dep(s, accv, sv);
-        int red;
-        if (pv < v) { /* theirs op ours, into ours: ours must be writable */
-            int cp = -1;
-            if (COLL_REF_BASE(acc) == COLL_SBUF) {
-                cp = cs_copy(s, acc, rbuf, len);
-                cs_dep(s, accv, cp);
-                acc = rbuf;
+        if (COLL_REF_BASE(acc) == COLL_SBUF && (comm || pv > v)) {
+            /* the first step: theirs straight into RBUF, ours op theirs
+             * there (no scratch, no copy at the end) */
+            int rv = cs_recv(s, rbuf, len, peer, CT_PHASE(1) + (uint32_t)k);
+            red = cs_reduce(s, acc, rbuf, count);
+            cs_dep(s, rv, red);
+            acc = rbuf;
+        } else {
+            coll_ref_t in = COLL_REF(COLL_TMP, cs_tmp(s, len));
+            int rv = cs_recv(s, in, len, peer, CT_PHASE(1) + (uint32_t)k);
+            if (comm || pv < v) { /* theirs op ours, into ours: ours must be writable */
+                int cp = -1;
+                if (COLL_REF_BASE(acc) == COLL_SBUF) {
+                    cp = cs_copy(s, acc, rbuf, len);
+                    cs_dep(s, accv, cp);
+                    acc = rbuf;
+                }
+                red = cs_reduce(s, in, acc, count);
+                cs_dep(s, cp, red);
+            } else { /* ours op theirs, into theirs */
+                red = cs_reduce(s, acc, in, count);
+                acc = in;
             }
-            red = cs_reduce(s, in, acc, count);
-            cs_dep(s, cp, red);
-        } else { /* ours op theirs, into theirs */
-            red = cs_reduce(s, acc, in, count);
-            cs_dep(s, accv, red);
-            acc = in;
+            cs_dep(s, rv, red);
         }
-        cs_dep(s, rv, red);
+        cs_dep(s, accv, red);
         cs_dep(s, sv, red);
         accv = red;
     }

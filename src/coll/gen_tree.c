@@ -160,6 +160,12 @@ sl_status_t cg_reduce_to(coll_sched_t *s, const coll_alg_t *a, size_t count, int
         int accv = -1;
         for (int c = 0; c < t.nchild; c++) {
             coll_ref_t slot = COLL_REF(COLL_TMP, scratch + (size_t)c * len + off);
+            /* the root's last child straight into the result (acc op it
+             * lands there: no copy at the end), unless the own operand
+             * lives there (in place): the receive is posted at once */
+            if (t.parent < 0 && fwd < 0 && c == t.nchild - 1 &&
+                COLL_REF_BASE(own) != COLL_REF_BASE(dst))
+                slot = COLL_REF_ADD(dst, off);
             int rv = cs_recv(s, slot, l, real(t.child[c], root, n), (uint32_t)i);
             int red = cs_reduce(s, acc, slot, l / es);
             cs_dep(s, rv, red);

@@ -123,11 +123,13 @@ void coll_select_default(coll_kind_t kind, const coll_call_t *c, coll_alg_t *a)
     switch (kind) {
     case COLL_BARRIER: a->variant = CA_DISSEMINATION; break;
     case COLL_BCAST:
-        if (b >= 512 * 1024 && c->size > 2) a->variant = CA_SCATTER_ALLGATHER;
-        else if (b >= 64 * 1024) a->seg = 64 * 1024, a->window = 8;
+        /* segments pay off only where a node forwards (more than 2 ranks):
+         * on 2 each one is a message more for the same bytes */
+        if (c->size > 2 && b >= 512 * 1024) a->variant = CA_SCATTER_ALLGATHER;
+        else if (c->size > 2 && b >= 128 * 1024) a->seg = 128 * 1024, a->window = 4;
         break;
     case COLL_REDUCE:
-        if (b >= 64 * 1024) a->seg = 64 * 1024;
+        if (c->size > 2 && b >= 256 * 1024) a->seg = 128 * 1024;
         break;
     case COLL_ALLREDUCE:
         if (c->commute && b >= 64 * 1024 && c->size > 2) a->variant = CA_RING;
@@ -146,7 +148,7 @@ void coll_select_default(coll_kind_t kind, const coll_call_t *c, coll_alg_t *a)
         if (b >= 64 * 1024) a->window = 4;
         break;
     case COLL_REDUCE_SCATTER: a->variant = CA_PAIRWISE; break;
-    case COLL_SCAN: a->variant = CA_LINEAR; if (b >= 64 * 1024) a->seg = 64 * 1024; break;
+    case COLL_SCAN: a->variant = CA_LINEAR; if (b >= 256 * 1024) a->seg = 128 * 1024; break;
     default: break;
     }
 }

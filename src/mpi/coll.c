@@ -56,10 +56,15 @@ unsigned mcoll_next_seq(mcomm_t *c)
 
 /* ---- objects and buffers ---------------------------------------------------------------------- */
 
+/* Freed objects, for the next call (each call describes itself in a new
+ * one before the cache is consulted); under the MPI lock. */
+static mcoll_t *pool[16];
+static int npool;
+
 mcoll_t *mcoll_new(mcomm_t *c)
 {
-    mcoll_t *m = calloc(1, sizeof *m);
-    if (m) m->comm = c;
+    mcoll_t *m = npool ? pool[--npool] : malloc(sizeof *m);
+    if (m) *m = (mcoll_t){.comm = c};
     return m;
 }
 
@@ -83,7 +88,8 @@ void mcoll_free(mcoll_t *m)
     free(m->soff);
     free(m->slen);
     free(m->counts);
-    free(m);
+    if (npool < 16) pool[npool++] = m;
+    else free(m);
 }
 
 static void keep_type(mcoll_t *m, int side, mdt_type_t *t)
@@ -325,6 +331,13 @@ void mcoll_cache_drop(mcomm_t *c)
         mcoll_free(c->coll_cache[i]);
         c->coll_cache[i] = NULL;
     }
+}
+
+void mcoll_fini(void)
+{
+    mcoll_cache_drop(mcomm_get(MPI_COMM_WORLD));
+    mcoll_cache_drop(mcomm_get(MPI_COMM_SELF));
+    while (npool) free(pool[--npool]);
 }
 
 static int start_nb(mcoll_t *m, MPI_Request *req, const char *fname)

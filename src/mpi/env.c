@@ -71,8 +71,7 @@ int MPI_Finalize(void)
     MPI_CHECK_STATE("MPI_Finalize");
     mbsend_drain(); /* buffered sends still in flight finish first */
     mreq_reap_detached(true); /* and operations whose requests were freed */
-    mcoll_cache_drop(mcomm_get(MPI_COMM_WORLD));
-    mcoll_cache_drop(mcomm_get(MPI_COMM_SELF));
+    mcoll_fini();
     sl_status_t st = p2p_fini();
     __atomic_store_n(&mpi_state, 2, __ATOMIC_RELEASE); /* MPI_Finalized may ask from another thread */
     return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;

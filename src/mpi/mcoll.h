@@ -97,6 +97,8 @@ int mcoll_error(const mcoll_t *m);
 
 /* The communicator's cached schedules go (MPI_Comm_free, MPI_Finalize). */
 void mcoll_cache_drop(mcomm_t *c);
+/* MPI_Finalize: the world's and self's caches, the object pool. */
+void mcoll_fini(void);
 
 /* Before MPI_CHECK_STATE in every non-blocking and persistent collective:
  * starts the progress thread the first time (outside the lock). */
