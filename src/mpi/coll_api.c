@@ -116,6 +116,8 @@ static int red_check(mcomm_t *c, const red_call_t *k, const void *sbuf, const vo
     if (err) return err;
     if (is_root && rbuf == MPI_IN_PLACE)
         return mpi_err(c, MPI_ERR_BUFFER, fname, "the receive buffer cannot be MPI_IN_PLACE");
+    if (is_root && !rbuf && count && (*t)->size && MDT_IS_BUILTIN(dt))
+        return mpi_err(c, MPI_ERR_BUFFER, fname, "NULL receive buffer");
     if (mop_plan(op, *t, dt, p) != MPI_SUCCESS)
         return mpi_err(c, MPI_ERR_OP, fname,
                        "invalid op, or an op that does not apply to the datatype");
@@ -134,7 +136,6 @@ static int red_any(const red_call_t *k, const void *sbuf, void *rbuf, int count,
     if (err) return err;
     if (k->kind == COLL_REDUCE_SCATTER) { /* count: the whole vector */
         if (k->counts) {
-            if (!k->counts) return mpi_err(c, MPI_ERR_ARG, fname, "recvcounts is NULL");
             count = 0;
             for (int i = 0; i < c->size; i++) {
                 if (k->counts[i] < 0) return mpi_err(c, MPI_ERR_COUNT, fname, "negative count");

@@ -620,6 +620,8 @@ static void run_errors(void)
     EXPECT(cls == MPI_ERR_TYPE);
     MPI_Error_class(MPI_Allreduce(b, b + 2, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), &cls);
     EXPECT(cls == MPI_ERR_OP);
+    MPI_Error_class(MPI_Allreduce(b, NULL, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), &cls);
+    EXPECT(cls == MPI_ERR_BUFFER);
     MPI_Error_class(MPI_Barrier(MPI_COMM_NULL), &cls);
     EXPECT(cls == MPI_ERR_COMM);
     MPI_Request r;
