@@ -227,14 +227,15 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
 }
 
 /* The ranks of the n triplets (first, last, stride) in order, into
- * *out (malloc'd) and *nout, each checked as mgroup_mark does.  A stride
- * of 0, or one that leads away from last, is MPI_ERR_ARG (as MPICH). */
+ * *out (malloc'd) and *nout.  As MPICH: first or last outside g, a stride
+ * of 0 or one that leads away from last is MPI_ERR_ARG; a rank given twice
+ * MPI_ERR_RANK. */
 static int mgroup_ranges(const mgroup_t *g, int n, int ranges[][3], int **out, int *nout)
 {
     long long total = 0;
     for (int i = 0; i < n; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-        if (first < 0 || first >= g->size || last < 0 || last >= g->size) return MPI_ERR_RANK;
+        if (first < 0 || first >= g->size || last < 0 || last >= g->size) return MPI_ERR_ARG;
         if (stride == 0 || (stride > 0 && first > last) || (stride < 0 && first < last))
             return MPI_ERR_ARG;
         total += (last - first) / stride + 1;

@@ -17,10 +17,12 @@
  * there is the collectives' (comm.c 100-101, barrier.c's rounds, coll.c,
  * src/coll), so keep new exchanges here inside that range.
  *
- * Errors follow MPICH's classes: a bad ndims or dimension size is
- * MPI_ERR_DIMS, a communicator without the topology a call needs
- * MPI_ERR_TOPOLOGY, a rank outside the communicator MPI_ERR_RANK, other
- * bad values MPI_ERR_ARG. */
+ * Error classes are MPICH 4's where it checks: a negative ndims, a grid
+ * larger than the communicator and other bad values are MPI_ERR_ARG, a
+ * dims entry that does not fit MPI_ERR_DIMS, a communicator without the
+ * topology a call needs MPI_ERR_TOPOLOGY, a rank outside the communicator
+ * MPI_ERR_RANK.  Where MPICH does not check, Sluice does: MPI_Cart_create
+ * refuses dimensions below 1 (MPI_ERR_DIMS). */
 #include "mpi/mpi_int.h"
 #include "p2p/p2p.h"
 
@@ -252,9 +254,10 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     static const char fn[] = "MPI_Dims_create";
     MPI_CHECK_STATE(fn);
-    if (ndims < 0) return mpi_err(NULL, MPI_ERR_DIMS, fn, "negative ndims");
+    if (ndims < 0) return mpi_err(NULL, MPI_ERR_ARG, fn, "negative ndims");
     if (ndims > 0 && !dims) return mpi_err(NULL, MPI_ERR_ARG, fn, "dims is NULL");
     if (nnodes <= 0) return mpi_err(NULL, MPI_ERR_ARG, fn, "nnodes is not positive");
+    if (ndims == 0) return MPI_SUCCESS; /* nothing to fill (MPICH does not check nnodes) */
     long long fixed = 1;
     int nfree = 0;
     for (int i = 0; i < ndims; i++) {
@@ -308,14 +311,14 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     mcomm_t *p = topo_comm(comm_old, 0, fn, &err);
     if (!p) return err;
     if (!comm_cart) return mpi_err(p, MPI_ERR_ARG, fn, "comm_cart is NULL");
-    if (ndims < 0) return mpi_err(p, MPI_ERR_DIMS, fn, "negative ndims");
+    if (ndims < 0) return mpi_err(p, MPI_ERR_ARG, fn, "negative ndims");
     if (ndims > 0 && (!dims || !periods))
         return mpi_err(p, MPI_ERR_ARG, fn, "dims or periods is NULL");
     long long n = 1;
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0) return mpi_err(p, MPI_ERR_DIMS, fn, "a dimension is not positive");
         if ((n *= dims[i]) > p->size)
-            return mpi_err(p, MPI_ERR_TOPOLOGY, fn, "more grid points than processes");
+            return mpi_err(p, MPI_ERR_ARG, fn, "more grid points than processes");
     }
     mtopo_t *t = NULL;
     if (p->rank < n && (t = topo_new(MPI_CART, 2 * (size_t)ndims))) {
