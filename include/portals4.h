@@ -658,6 +658,20 @@ int PtlSluiceMemAttach(ptl_handle_ni_t ni_handle, ptl_process_t target, ptl_size
 /** @} */
 
 /* ======================================================================== */
+/** @name Sluice extension: how the calling thread waits
+ *
+ * Not part of any Portals specification.  By default a blocking wait
+ * (PtlEQWait/Poll, PtlCTWait/Poll) polls for a while (SLUICE_SPIN_US, or
+ * longer when waits are usually longer) before it sleeps, for latency.
+ * PtlSluiceWaitSpin(0) makes the calling thread's waits sleep at once: for
+ * a background thread that shares its CPU with the application (a progress
+ * thread), whose polling would take the CPU the application computes on.
+ * PtlSluiceWaitSpin(1) restores the default.  Always PTL_OK. */
+/** @{ */
+int PtlSluiceWaitSpin(int spin);
+/** @} */
+
+/* ======================================================================== */
 /** @name Sluice extension: triggered ME append/unlink (§14.1, paper 004)
  *
  * Not part of any Portals specification (reference-implementation

@@ -18,8 +18,10 @@
 #define TAG_CTX 100
 #define TAG_SPLIT 101
 
-static mcomm_t comm_world = {.ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_WORLD};
-static mcomm_t comm_self = {.ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF};
+static mcomm_t comm_world = {.ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_WORLD,
+                             .name = "MPI_COMM_WORLD"};
+static mcomm_t comm_self = {.ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF,
+                            .name = "MPI_COMM_SELF"};
 static mh_table_t comm_table = MH_TABLE_INIT(MH_CLASS_COMM);
 static uint64_t ctx_used[CTX_WORDS] = {3}; /* 0: world, 1: self */
 
@@ -151,13 +153,14 @@ static int ctx_agree(const mcomm_t *c)
     return busy ? -1 : found;
 }
 
+/* world_of and topo are taken over on success. */
 static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *world_of,
-                     MPI_Comm *out)
+                     struct mtopo *topo, MPI_Comm *out)
 {
     mcomm_t *c = calloc(1, sizeof *c);
     if (!c) return MPI_ERR_NO_MEM;
     *c = (mcomm_t){.rank = rank, .size = size, .ctx = (unsigned)ctx, .errh = parent->errh,
-                   .world_of = world_of};
+                   .world_of = world_of, .topo = topo};
     c->handle = (MPI_Comm)mh_new(&comm_table, c);
     if (!c->handle) {
         free(c);
@@ -169,24 +172,46 @@ static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *wo
     return MPI_SUCCESS;
 }
 
+int mcomm_create(const mcomm_t *p, int *world_of, int n, int rank, struct mtopo *topo,
+                 MPI_Comm *out)
+{
+    /* every member has arrived before any takes its token (as split's
+     * colour exchange ensures): a token held while a member still did
+     * something else first could keep that thing, and so the member,
+     * from ever coming (another thread's agreement retrying for ever) */
+    int ctx = mcomm_barrier(p) == SL_OK ? ctx_agree(p) : -1;
+    if (ctx < 0) return MPI_ERR_OTHER;
+    if (!world_of) {
+        *out = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    return comm_make(p, ctx, n, rank, world_of, topo, out);
+}
+
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     MPI_CHECK_STATE("MPI_Comm_dup");
     mcomm_t *p = mcomm_get(comm);
     if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_dup", NULL);
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
-    /* every member has arrived before any takes its token (as split's
-     * colour exchange ensures): a token held while a member still did
-     * something else first could keep that thing, and so the member,
-     * from ever coming (another thread's agreement retrying for ever) */
-    int ctx = mcomm_barrier(p) == SL_OK ? ctx_agree(p) : -1;
-    if (ctx < 0) return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_dup", "no context id agreed");
+    /* the copy keeps the topology (MPI 3.1 §6.4.2); the name is not copied */
+    bool ok;
+    struct mtopo *topo = mtopo_dup(p->topo, &ok);
     int *world_of = malloc(sizeof(int) * (size_t)p->size);
-    if (!world_of) return mpi_err(p, MPI_ERR_NO_MEM, "MPI_Comm_dup", NULL);
-    for (int r = 0; r < p->size; r++) world_of[r] = mcomm_world(p, r);
-    int err = comm_make(p, ctx, p->size, p->rank, world_of, newcomm);
-    if (err) free(world_of);
-    return err ? mpi_err(p, err, "MPI_Comm_dup", NULL) : MPI_SUCCESS;
+    int err = world_of && ok ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    for (int r = 0; !err && r < p->size; r++) world_of[r] = mcomm_world(p, r);
+    /* a rank short of memory still takes part in the agreement */
+    MPI_Comm made;
+    int cerr = mcomm_create(p, err ? NULL : world_of, p->size, p->rank, topo, &made);
+    if (!err) err = cerr;
+    if (err) {
+        free(world_of);
+        mtopo_free(topo);
+        return mpi_err(p, err, "MPI_Comm_dup",
+                       err == MPI_ERR_OTHER ? "no context id agreed" : NULL);
+    }
+    *newcomm = made;
+    return MPI_SUCCESS;
 }
 
 /* Members of my colour ordered by (key, parent rank). */
@@ -209,6 +234,28 @@ static int split_members(const mcomm_t *p, const int *ck, int color, int *world_
     return n;
 }
 
+int mcomm_split(const mcomm_t *p, int color, int key, struct mtopo *topo, MPI_Comm *out)
+{
+    int mine[2] = {color, key}, *ck = malloc(sizeof mine * (size_t)p->size);
+    int *world_of = malloc(sizeof(int) * (size_t)p->size);
+    int ctx = -1;
+    if (ck && world_of && coll_allgather(p, TAG_SPLIT, mine, ck, sizeof mine) == SL_OK)
+        ctx = ctx_agree(p);
+    if (ctx < 0 || color == MPI_UNDEFINED) {
+        free(ck);
+        free(world_of);
+        if (ctx < 0) return MPI_ERR_OTHER;
+        mtopo_free(topo);
+        *out = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int myrank = 0, n = split_members(p, ck, color, world_of, &myrank);
+    free(ck);
+    int err = comm_make(p, ctx, n, myrank, world_of, topo, out);
+    if (err) free(world_of);
+    return err;
+}
+
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     MPI_CHECK_STATE("MPI_Comm_split");
@@ -217,27 +264,31 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
     if (color < 0 && color != MPI_UNDEFINED)
         return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split", "negative color");
-    int mine[2] = {color, key}, *ck = malloc(sizeof mine * (size_t)p->size);
-    int *world_of = malloc(sizeof(int) * (size_t)p->size);
-    int ctx = -1;
-    if (ck && world_of && coll_allgather(p, TAG_SPLIT, mine, ck, sizeof mine) == SL_OK)
-        ctx = ctx_agree(p);
-    if (ctx < 0) {
-        free(ck);
-        free(world_of);
-        return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_split", "members could not agree");
-    }
-    if (color == MPI_UNDEFINED) {
-        free(ck);
-        free(world_of);
-        *newcomm = MPI_COMM_NULL;
-        return MPI_SUCCESS;
-    }
-    int myrank = 0, n = split_members(p, ck, color, world_of, &myrank);
-    free(ck);
-    int err = comm_make(p, ctx, n, myrank, world_of, newcomm);
-    if (err) free(world_of);
-    return err ? mpi_err(p, err, "MPI_Comm_split", NULL) : MPI_SUCCESS;
+    int err = mcomm_split(p, color, key, NULL, newcomm);
+    return err ? mpi_err(p, err, "MPI_Comm_split",
+                         err == MPI_ERR_OTHER ? "members could not agree" : NULL)
+               : MPI_SUCCESS;
+}
+
+/* MPI_COMM_TYPE_SHARED: the ranks that can share memory, which are the
+ * ranks of one host.  The wire reaches peers by shared memory only (no
+ * transport between hosts yet, and the boot layer has no notion of host),
+ * so every rank of the job is on this host: one colour for all. */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm)
+{
+    MPI_CHECK_STATE("MPI_Comm_split_type");
+    (void)info; /* no hints are understood */
+    mcomm_t *p = mcomm_get(comm);
+    if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_split_type", NULL);
+    if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm is NULL");
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split_type");
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+    int err = mcomm_split(p, color, key, NULL, newcomm);
+    return err ? mpi_err(p, err, "MPI_Comm_split_type",
+                         err == MPI_ERR_OTHER ? "members could not agree" : NULL)
+               : MPI_SUCCESS;
 }
 
 int MPI_Comm_free(MPI_Comm *comm)
@@ -250,6 +301,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     mcoll_cache_drop(c);
     merrh_release(c->errh);
     mh_free(&comm_table, (uint32_t)c->handle);
+    mtopo_free(c->topo);
     free(c->world_of);
     free(c);
     *comm = MPI_COMM_NULL;

@@ -186,6 +186,7 @@ static void type_destroy(mdt_type_t *t)
     for (size_t i = 0; i < t->nent; i++) mdt_release(t->ent[i].type);
     free(t->ent);
     free(t->pieces);
+    free(t->set_name);
     free(t);
     __atomic_sub_fetch(&live_derived, 1, __ATOMIC_RELAXED);
 }

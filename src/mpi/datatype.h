@@ -89,6 +89,7 @@ struct mdt_type {
     size_t npieces;
     mdt_piece_t *pieces; /* flattened form; built by commit */
     const char *name;    /* predefined types: "MPI_INT" ... */
+    char *set_name;      /* MPI_Type_set_name's (malloc'd), overrides name; NULL */
 };
 
 /* ---- lookup and lifetime ---- */

@@ -19,6 +19,8 @@ typedef struct mcomm {
     MPI_Comm handle;
     unsigned coll_seq;          /* collectives called on it so far (src/coll tags) */
     struct mcoll *coll_cache[8]; /* idle schedules of blocking collectives (mcoll.h) */
+    struct mtopo *topo;                   /* virtual topology or NULL (topo.c); owned */
+    char name[MPI_MAX_OBJECT_NAME];       /* MPI_Comm_set_name's, "" when none */
 } mcomm_t;
 
 /* Collective traffic of a communicator runs on ctx | MCOMM_COLL_CTX, apart
@@ -37,6 +39,27 @@ int mcomm_world(const mcomm_t *c, int r);
 const int *mcomm_world_map(const mcomm_t *c);
 /* Rank in c of world rank w (MPI_UNDEFINED if not a member). */
 int mcomm_rank_of(const mcomm_t *c, int w);
+
+/* ---- osu-compat: communicator creation for topologies and groups ---- */
+
+/* Makes a communicator out of parent p; collective over every member of p,
+ * which agree on a context id as MPI_Comm_dup does.  A member of the new
+ * communicator passes its members' world ranks in rank order (world_of,
+ * malloc'd, n of them), its rank in it and its topology (or NULL); both
+ * are taken over on success.  Others pass world_of NULL and get
+ * MPI_COMM_NULL.  Several new communicators made by one call must have
+ * disjoint members (they share the context id).  Returns MPI_SUCCESS or
+ * an error class; raises nothing. */
+int mcomm_create(const mcomm_t *p, int *world_of, int n, int rank, struct mtopo *topo,
+                 MPI_Comm *out);
+/* MPI_Comm_split without raising errors, the result taking topo (owned,
+ * taken over on success; NULL for none).  Collective over p. */
+int mcomm_split(const mcomm_t *p, int color, int key, struct mtopo *topo, MPI_Comm *out);
+
+/* Topologies (topo.c): a copy for MPI_Comm_dup (NULL for none or out of
+ * memory: *ok false then) and the release with the communicator. */
+struct mtopo *mtopo_dup(const struct mtopo *t, bool *ok);
+void mtopo_free(struct mtopo *t);
 
 /* Every member of c has arrived (barrier.c: dissemination on c's
  * collective context). */
