@@ -269,7 +269,7 @@ void mcoll_async_prepare(void)
 static void make_key(mcoll_t *m)
 {
     const coll_args_t *a = &m->args;
-    m->cacheable = !a->lay && !a->counts && !a->vform && !m->nw;
+    m->cacheable = !a->vform && !m->nw && ((!a->lay && !a->counts) || m->uniform);
     memset(&m->key, 0, sizeof m->key);
     m->key.kind = (int)a->kind;
     m->key.root = a->root;

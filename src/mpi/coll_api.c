@@ -161,6 +161,7 @@ static int red_any(const red_call_t *k, const void *sbuf, void *rbuf, int count,
         for (int i = 0; !err && i < c->size; i++)
             m->counts[i] = (size_t)(k->counts ? k->counts[i] : k->bcount);
         m->args.counts = m->counts;
+        m->uniform = !k->counts; /* the block form: counts follow from count */
         mine = inplace ? count : (k->counts ? k->counts[c->rank] : k->bcount);
     }
     mcoll_set_op(m, &p);

@@ -104,6 +104,10 @@ static int everyone(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *
         size_t blen = (size_t)k->rcount * (size_t)rt->size;
         err = mcoll_side(m, COLL_RBUF, k->rbuf, (MPI_Count)k->rcount * n, rt, inplace, true);
         if (!err) err = regular(n, blen, &m->off, &m->len);
+        /* the layouts follow from the block sizes: the schedule can be cached */
+        m->uniform = true;
+        m->args.count = blen;
+        m->args.mylen = inplace || !st ? 0 : (size_t)k->scount * (size_t)st->size;
     }
     if (err) return err;
     m->lay = (coll_layout_t){m->off, m->len};

@@ -52,6 +52,7 @@ typedef struct mcoll {
     mcoll_key_t key;
     bool cacheable; /* no per-call layout: the schedule can be reused */
     bool persistent_req; /* owned by a persistent request (never cached) */
+    bool uniform;   /* its per-rank arrays follow from count and mylen (no v form) */
     coll_run_t *run;
     unsigned seq;
     struct { coll_op_t base; mop_plan_t plan; } op;
