@@ -2,9 +2,10 @@
 # Install the Debian packages Sluice needs to build, test and benchmark
 # (skips apt entirely when everything is already there).
 #   build: gcc, make, cmake          tests: mpich (Hydra launcher, PMI-1 peer)
-#   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh)   simulator figures: gnuplot-nox
+#   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh), libfftw3-dev (bench/fft3d.c)
+#   simulator figures: gnuplot-nox
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
