@@ -349,6 +349,7 @@ static int start_nb(mcoll_t *m, MPI_Request *req, const char *fname)
         return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     }
     *r = (mreq_t){.comm = c, .coll = m, .active = true};
+    mcomm_retain(c);
     mreq_status_empty(&r->st);
     int err = mcoll_start(m);
     return err ? mpi_err(c, err, fname, NULL) : MPI_SUCCESS;
@@ -402,6 +403,7 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
         return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     }
     *r = (mreq_t){.comm = c, .coll = m, .persistent = true};
+    mcomm_retain(c);
     m->persistent_req = true;
     mreq_status_empty(&r->st);
     (void)err;
@@ -412,6 +414,7 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
  * back to the cache. */
 void mcoll_release(mcoll_t *m)
 {
-    if (m->cacheable && !m->persistent_req && coll_run_done(m->run)) cache_put(m);
+    if (m->cacheable && !m->persistent_req && !m->comm->freed && coll_run_done(m->run))
+        cache_put(m);
     else mcoll_free(m);
 }

@@ -160,7 +160,7 @@ static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *wo
     mcomm_t *c = calloc(1, sizeof *c);
     if (!c) return MPI_ERR_NO_MEM;
     *c = (mcomm_t){.rank = rank, .size = size, .ctx = (unsigned)ctx, .errh = parent->errh,
-                   .world_of = world_of, .topo = topo};
+                   .world_of = world_of, .topo = topo, .refs = 1};
     c->handle = (MPI_Comm)mh_new(&comm_table, c);
     if (!c->handle) {
         free(c);
@@ -291,19 +291,32 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                : MPI_SUCCESS;
 }
 
+void mcomm_retain(mcomm_t *c)
+{
+    if (c != &comm_world && c != &comm_self) c->refs++;
+}
+
+void mcomm_release(mcomm_t *c)
+{
+    if (c == &comm_world || c == &comm_self || --c->refs > 0) return;
+    ctx_used[c->ctx / 64] &= ~(1ull << (c->ctx % 64));
+    mcoll_cache_drop(c);
+    merrh_release(c->errh);
+    mtopo_free(c->topo);
+    free(c->world_of);
+    free(c);
+}
+
 int MPI_Comm_free(MPI_Comm *comm)
 {
     MPI_CHECK_STATE("MPI_Comm_free");
     mcomm_t *c = comm ? mcomm_get(*comm) : NULL;
     if (!c || c == &comm_world || c == &comm_self)
         return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "not a freeable communicator");
-    ctx_used[c->ctx / 64] &= ~(1ull << (c->ctx % 64));
     mcoll_cache_drop(c);
-    merrh_release(c->errh);
     mh_free(&comm_table, (uint32_t)c->handle);
-    mtopo_free(c->topo);
-    free(c->world_of);
-    free(c);
+    c->freed = true;
+    mcomm_release(c); /* the context id stays taken while requests on it are pending */
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

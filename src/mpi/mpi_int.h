@@ -17,6 +17,8 @@ typedef struct mcomm {
     int world_of_self;          /* SELF: our world rank */
     int *world_of;              /* created communicators: world rank of each rank */
     MPI_Comm handle;
+    int refs;                   /* its handle and every request on it (created ones) */
+    bool freed;                 /* MPI_Comm_free'd, requests still pending */
     unsigned coll_seq;          /* collectives called on it so far (src/coll tags) */
     struct mcoll *coll_cache[8]; /* idle schedules of blocking collectives (mcoll.h) */
     struct mtopo *topo;                   /* virtual topology or NULL (topo.c); owned */
@@ -35,6 +37,10 @@ extern int mpi_world_rank, mpi_world_size;
 mcomm_t *mcomm_get(MPI_Comm c);
 /* World rank of rank r of c (r valid). */
 int mcomm_world(const mcomm_t *c, int r);
+/* A request on c holds a reference: MPI_Comm_free with operations pending
+ * (MPI allows it) frees c when the last of them has gone. */
+void mcomm_retain(mcomm_t *c);
+void mcomm_release(mcomm_t *c);
 /* The rank -> world rank map of c for src/coll (NULL: the identity). */
 const int *mcomm_world_map(const mcomm_t *c);
 /* Rank in c of world rank w (MPI_UNDEFINED if not a member). */

@@ -156,5 +156,6 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     mreq_t *r = mreq_create(request);
     if (!r) return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Imrecv", NULL);
     *r = (mreq_t){.recv = true, .comm = c ? c : mcomm_get(MPI_COMM_SELF), .st = s, .err = err};
+    mcomm_retain(r->comm);
     return MPI_SUCCESS;
 }

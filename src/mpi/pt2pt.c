@@ -120,6 +120,7 @@ static int req_new(int kind, void *buf, int count, MPI_Datatype dt, int peer, in
     if (!r) return mpi_err(c, MPI_ERR_NO_MEM, fname, "out of memory or request handles");
     req_describe(r, kind, c, t, buf, count, peer, tag);
     mdt_retain(t);
+    mcomm_retain(c);
     *rp = r;
     return MPI_SUCCESS;
 }

@@ -46,6 +46,7 @@ static void mreq_release(mreq_t *r)
         mcoll_release(r->coll);
         r->coll = NULL;
     }
+    if (r->comm) mcomm_release(r->comm);
     if (r->type) mdt_release(r->type);
     if (r->tmp) free(r->tmp); /* mostly absent: no call per message */
     r->next_free = mreq_pool;

@@ -541,6 +541,25 @@ static void run_nonblocking(void)
     OK(MPI_Comm_free(&dup));
 }
 
+/* MPI_Comm_free with operations pending on the communicator (MPI allows
+ * it): they complete, then the communicator goes. */
+static void run_free_pending(void)
+{
+    snprintf(ctx, sizeof ctx, "communicator freed with operations pending, %d ranks", size);
+    MPI_Comm c;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    int in = me + 1, out = 0, token = me, got = -1;
+    MPI_Request req[3];
+    OK(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, c, &req[0]));
+    OK(MPI_Irecv(&got, 1, MPI_INT, (me - 1 + size) % size, 7, c, &req[1]));
+    OK(MPI_Isend(&token, 1, MPI_INT, (me + 1) % size, 7, c, &req[2]));
+    OK(MPI_Comm_free(&c));
+    EXPECT(c == MPI_COMM_NULL);
+    OK(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+    EXPECT(out == size * (size + 1) / 2);
+    EXPECT(got == (me - 1 + size) % size);
+}
+
 /* Persistent collectives started many times with changing contents. */
 static void run_persistent(void)
 {
@@ -656,6 +675,7 @@ int main(int argc, char **argv)
     run_suites();
     run_large();
     run_nonblocking();
+    run_free_pending();
     run_persistent();
     run_async();
     run_errors();
