@@ -78,7 +78,7 @@ typedef struct coll_sched {
     int kind, variant;        /* what it does (coll_kind_t, CA_*) */
     bool failed;              /* out of memory while building */
     bool committed;
-    bool host_steps;          /* a send or receive waits for a completion */
+    uint32_t nxfer;           /* sends and receives */
     size_t max_msg;           /* the longest message */
     int refs;
 } coll_sched_t;

@@ -32,6 +32,7 @@ struct coll_run {
     coll_pend_t *pend;   /* one per vertex, for p2p's watch */
     uint32_t left;       /* vertices not completed */
     uint32_t inflight;   /* p2p operations not collected */
+    uint32_t xfers;      /* sends and receives started */
     sl_status_t err;
     int op_err;
     bool done, async, started;
@@ -173,6 +174,7 @@ static void start_xfer(coll_run_t *r, uint32_t v)
     }
     r->req[v] = q;
     r->inflight++;
+    r->xfers++;
     if (x->kind == CV_RECV) r->hint = q;
     if (!p2p_watch(q, on_p2p_done, &r->pend[v])) on_p2p_done(&r->pend[v]);
 }
@@ -256,6 +258,7 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async)
     r->nready = 0;
     r->hint = NULL;
     r->left = s->nv;
+    r->xfers = 0;
     r->async = async;
     r->done = false;
     C.active++;
@@ -267,13 +270,14 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async)
     for (uint32_t i = 0; i < s->nv; i++)
         if ((r->rem[i] = s->v[i].ndeps) == 0) r->ready[r->nready++] = i;
     run_ready(r);
-    /* the thread is needed by a run whose later messages wait for
-     * completions, or whose messages need the receiver's host to land
-     * (beyond the short-message rings, which senders fill themselves: 8 KiB);
-     * the rest (local steps, taking short messages out of the rings) is
-     * finished by whoever next looks at the run, which costs the
+    /* the thread is needed by a run with messages not started yet (they
+     * wait for completions), or whose messages need the receiver's host to
+     * land (beyond the short-message rings, which senders fill themselves:
+     * 8 KiB); the rest (local steps, taking short messages out of the
+     * rings) is finished by whoever next looks at the run, which costs the
      * application no wake-up of a thread on its CPU */
-    if (async && !r->done && (s->host_steps || s->max_msg > COLL_ASYNC_MSG)) coll_async_kick();
+    if (async && !r->done && (r->xfers < s->nxfer || s->max_msg > COLL_ASYNC_MSG))
+        coll_async_kick();
     return SL_OK;
 }
 

@@ -136,11 +136,11 @@ sl_status_t coll_sched_commit(coll_sched_t *s)
     if (s->failed) return SL_ERR_NOMEM;
     s->succ = malloc((s->ne ? s->ne : 1) * sizeof *s->succ);
     if (!s->succ) return SL_ERR_NOMEM;
-    s->host_steps = false;
+    s->nxfer = 0;
     for (uint32_t i = 0; i < s->nv; i++) {
         s->v[i].nsucc = 0;
         bool xfer = s->v[i].kind == CV_SEND || s->v[i].kind == CV_RECV;
-        if (xfer && s->v[i].ndeps) s->host_steps = true;
+        s->nxfer += xfer;
         if (xfer && s->v[i].len > s->max_msg) s->max_msg = s->v[i].len;
     }
     for (uint32_t e = 0; e < s->ne; e++) s->v[s->edge[e][0]].nsucc++;
