@@ -25,6 +25,15 @@ extern coll_state_t coll_state;
  * rings, SLUICE_SHORT_MAX's default) */
 #define COLL_ASYNC_MSG 8192
 
+/* At most this many segments per message: a smaller segment is raised
+ * (each segment is a receive on the engine's list and an event: 4 MiB in
+ * 64-byte segments posted 65,536 receives and overflowed the event queue) */
+#define COLL_MAX_SEGS 256
+
+/* The segment size of a len-byte message under a (a whole number of
+ * units, at most COLL_MAX_SEGS segments), and how many. */
+size_t coll_seg_of(const coll_alg_t *a, size_t len, size_t unit, size_t *nseg);
+
 /* Tags inside a schedule: most generators tag a message by its step or
  * segment; these keep the phases of composed schedules apart. */
 #define CT_PHASE(p) ((uint32_t)(p) << 14)

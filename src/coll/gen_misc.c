@@ -96,9 +96,7 @@ sl_status_t cg_scan(coll_sched_t *s, const coll_alg_t *a, size_t count, bool inp
     int n = s->size, r = s->rank;
     size_t es = s->op->esize, len = count * es;
     if (a->variant != CA_LINEAR) return SL_ERR_INVALID;
-    size_t seg = a->seg ? a->seg / es * es : 0;
-    if (seg == 0 || seg >= len) seg = len ? len : 1;
-    size_t nseg = len ? (len + seg - 1) / seg : 1;
+    size_t nseg, seg = coll_seg_of(a, len, es, &nseg);
     coll_ref_t rbuf = COLL_REF(COLL_RBUF, 0), own = inplace ? rbuf : COLL_REF(COLL_SBUF, 0);
     size_t t1 = r > 0 ? cs_tmp(s, len) : 0, t2 = r > 0 && r < n - 1 ? cs_tmp(s, len) : 0;
     for (size_t i = 0; i < nseg; i++) {

@@ -26,9 +26,11 @@ static coll_tree_kind_t tree_kind(int variant)
     }
 }
 
-static size_t seg_of(const coll_alg_t *a, size_t len, size_t unit, size_t *nseg)
+size_t coll_seg_of(const coll_alg_t *a, size_t len, size_t unit, size_t *nseg)
 {
-    size_t seg = a->seg ? a->seg / unit * unit : 0;
+    size_t seg = a->seg, least = (len + COLL_MAX_SEGS - 1) / COLL_MAX_SEGS;
+    if (seg && seg < least) seg = least;
+    seg = seg / unit * unit;
     if (seg == 0 || seg >= len) seg = len ? len : 1;
     *nseg = len ? (len + seg - 1) / seg : 1;
     return seg;
@@ -44,7 +46,7 @@ static sl_status_t bcast_tree(coll_sched_t *s, const coll_alg_t *a, size_t off0,
     int n = s->size;
     coll_tree_t t;
     coll_tree(tree_kind(a->variant), a->k, n, (s->rank - root + n) % n, &t);
-    size_t nseg, seg = seg_of(a, len, 1, &nseg);
+    size_t nseg, seg = coll_seg_of(a, len, 1, &nseg);
     size_t w = a->window > 0 ? (size_t)a->window : nseg;
     int *sent = t.nchild ? malloc(sizeof(int) * nseg * (size_t)t.nchild) : NULL;
     if (t.nchild && !sent) return SL_ERR_NOMEM;
@@ -152,7 +154,7 @@ sl_status_t cg_reduce_to(coll_sched_t *s, const coll_alg_t *a, size_t count, int
     size_t es = s->op->esize, len = count * es;
     coll_tree_t t;
     coll_tree(tree_kind(a->variant), a->k, n, (s->rank - root + n) % n, &t);
-    size_t nseg, seg = seg_of(a, len, es, &nseg);
+    size_t nseg, seg = coll_seg_of(a, len, es, &nseg);
     size_t scratch = t.nchild ? cs_tmp(s, len * (size_t)t.nchild) : 0;
     for (size_t i = 0; i < nseg; i++) {
         size_t off = i * seg, l = len - off < seg ? len - off : seg;
@@ -198,7 +200,7 @@ sl_status_t cg_reduce(coll_sched_t *s, const coll_alg_t *a, size_t count, int ro
     sl_status_t st = reduce_tree(s, a, count, 0, inplace, s->rank == 0 ? root : -1);
     if (st != SL_OK || s->rank != root) return st;
     int before = cs_join(s);
-    size_t es = s->op->esize, len = count * es, nseg, seg = seg_of(a, len, es, &nseg);
+    size_t es = s->op->esize, len = count * es, nseg, seg = coll_seg_of(a, len, es, &nseg);
     for (size_t i = 0; i < nseg; i++) {
         size_t off = i * seg, l = len - off < seg ? len - off : seg;
         cs_dep(s, before, cs_recv(s, COLL_REF(COLL_RBUF, off), l, 0, CT_PHASE(1) + (uint32_t)i));

@@ -8,8 +8,8 @@
  * traffic on the same tags; error classes for bad arguments.
  *
  * Plain MPI: the same source builds with MPICH's mpicc (the setenv calls
- * then choose nothing).  Usage: mpi_colls [quick]  (quick: fewer counts,
- * for the sanitizer builds). */
+ * then choose nothing).  Usage: mpi_colls [quick | large]  (quick: fewer
+ * counts, for the sanitizer builds; large: every variant at 4 MiB only). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,18 +452,22 @@ static const suite_t suites[] = {
     {"SLUICE_COLL_SCAN", {"linear", "linear:seg=12"}, check_reduce},
 };
 
+static int large; /* argument "large": every variant at 1 Mi elements (4 MiB) only */
+
 static void run_suites(void)
 {
     static const int counts_full[] = {0, 1, 7, 1000};
     static const int counts_quick[] = {0, 1, 7, 130};
-    const int *counts = quick ? counts_quick : counts_full;
+    static const int counts_large[] = {1 << 20, 1 << 20, 1 << 20, 1 << 20};
+    const int *counts = large ? counts_large : quick ? counts_quick : counts_full;
+    int ncounts = large ? 1 : 4;
     for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++)
         for (int v = 0; v < 8 && suites[s].variants[v]; v++) {
             /* Sluice reads SLUICE_COLL_<KIND> when a communicator first runs a
              * call of a shape (its schedules are cached): a new one per variant */
             set_variant(suites[s].var, suites[s].variants[v]);
             OK(MPI_Comm_dup(MPI_COMM_WORLD, &cw));
-            for (int c = 0; c < 4; c++) {
+            for (int c = 0; c < ncounts; c++) {
                 snprintf(ctx, sizeof ctx, "%s=%s count %d, %d ranks", suites[s].var,
                          suites[s].variants[v], counts[c], size);
                 suites[s].check(counts[c]);
@@ -667,12 +671,18 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     quick = argc > 1 && !strcmp(argv[1], "quick");
+    large = argc > 1 && !strcmp(argv[1], "large");
     MPI_Type_create_resized(MPI_INT, 0, 8, &holey);
     MPI_Type_commit(&holey);
     MPI_Type_contiguous(2, MPI_UNSIGNED, &pair);
     MPI_Type_commit(&pair);
     MPI_Op_create(compose_fn, 0, &compose);
     run_suites();
+    if (large) {
+        OK(MPI_Finalize());
+        if (me == 0) printf("mpi_colls large: %d ranks ok\n", size);
+        return 0;
+    }
     run_large();
     run_nonblocking();
     run_free_pending();
