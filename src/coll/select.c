@@ -140,7 +140,10 @@ void coll_select_default(coll_kind_t kind, const coll_call_t *c, coll_alg_t *a)
         if (b * (size_t)c->size >= 256 * 1024) a->variant = CA_FLAT;
         break;
     case COLL_ALLGATHER:
-        if (!c->regular || b * (size_t)c->size >= 256 * 1024) a->variant = CA_RING;
+        /* up to 8 ranks one round of n - 1 messages beats log2 n dependent
+         * rounds below 64 KiB (docs/COLL.md, the variant table) */
+        if (c->size <= 8 && b < 64 * 1024) a->variant = CA_PAIRWISE;
+        else if (!c->regular || b * (size_t)c->size >= 256 * 1024) a->variant = CA_RING;
         else a->variant = pow2(c->size) ? CA_BUTTERFLY : CA_DISSEMINATION;
         break;
     case COLL_ALLTOALL:
