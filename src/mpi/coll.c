@@ -48,10 +48,19 @@ int mcoll_check_root(mcomm_t *c, int root, const char *fname)
     return MPI_SUCCESS;
 }
 
-unsigned mcoll_next_seq(mcomm_t *c)
+/* Two ranges: 1..8191 cycle through the blocking and non-blocking calls;
+ * 8192..16383 go to persistent requests, one each for its lifetime, in
+ * the order of their (collective, ordered) init calls.  A persistent
+ * request started long after its init thus never shares its tags with a
+ * call that has since come round to the same number; two calls collide
+ * only when one is still in flight 8,191 calls later (or past 8,192
+ * persistent requests on one communicator). */
+#define SEQ_CALLS 8191u
+
+unsigned mcoll_next_seq(mcomm_t *c, bool persistent)
 {
-    unsigned s = c->coll_seq++ % COLL_SEQ_MASK + 1;
-    return s;
+    if (persistent) return SEQ_CALLS + 1 + c->coll_pseq++ % (COLL_SEQ_MASK - SEQ_CALLS);
+    return c->coll_seq++ % SEQ_CALLS + 1;
 }
 
 /* ---- objects and buffers ---------------------------------------------------------------------- */
@@ -375,13 +384,13 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     if (mode != MCOLL_PERSISTENT && m->cacheable) {
         mcoll_t *e = cache_take(m);
         if (e) {
-            e->seq = mcoll_next_seq(c);
+            e->seq = mcoll_next_seq(c, false);
             coll_run_bind(e->run, e->side[COLL_SBUF].stream, e->side[COLL_RBUF].stream);
             if (mode == MCOLL_BLOCKING) return run_blocking(e, fname);
             return start_nb(e, req, fname);
         }
     }
-    m->seq = mcoll_next_seq(c);
+    m->seq = mcoll_next_seq(c, mode == MCOLL_PERSISTENT);
     m->run = NULL;
     sl_status_t st = coll_build(&m->args, c->rank, c->size, mcomm_world_map(c), &s);
     if (st == SL_OK) {

@@ -110,7 +110,8 @@ int mcoll_check_comm(MPI_Comm comm, mcomm_t **c, const char *fname);
 int mcoll_check_buf(mcomm_t *c, const void *buf, int count, MPI_Datatype dt, mdt_type_t **t,
                     bool may_be_in_place, const char *fname);
 int mcoll_check_root(mcomm_t *c, int root, const char *fname);
-/* The next collective sequence number of c (1..COLL_SEQ_MASK). */
-unsigned mcoll_next_seq(mcomm_t *c);
+/* The next collective sequence number of c (1..COLL_SEQ_MASK): for a
+ * call, or for a persistent request's lifetime. */
+unsigned mcoll_next_seq(mcomm_t *c, bool persistent);
 
 #endif

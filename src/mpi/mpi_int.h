@@ -20,6 +20,7 @@ typedef struct mcomm {
     int refs;                   /* its handle and every request on it (created ones) */
     bool freed;                 /* MPI_Comm_free'd, requests still pending */
     unsigned coll_seq;          /* collectives called on it so far (src/coll tags) */
+    unsigned coll_pseq;         /* persistent collectives initialised on it so far */
     struct mcoll *coll_cache[8]; /* idle schedules of blocking collectives (mcoll.h) */
     struct mtopo *topo;                   /* virtual topology or NULL (topo.c); owned */
     char name[MPI_MAX_OBJECT_NAME];       /* MPI_Comm_set_name's, "" when none */

@@ -545,6 +545,32 @@ static void run_nonblocking(void)
     OK(MPI_Comm_free(&dup));
 }
 
+/* A persistent collective started after the communicator's collective
+ * numbering has come round since its init, together with a non-blocking
+ * call: their messages must not cross.  16,382 calls in between: had
+ * persistent requests shared the calls' 14-bit numbering (1..16383), the
+ * Iallreduce would now get the persistent request's number. */
+static void run_wraparound(void)
+{
+    snprintf(ctx, sizeof ctx, "persistent after 16382 calls, %d ranks", size);
+    MPI_Comm c;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    int pin = me, pout = -1, nin = 100 * (me + 1), nout = -1;
+    MPI_Request req[2];
+    OK(MPI_Allreduce_init(&pin, &pout, 1, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &req[0]));
+    for (int i = 0; i < 16382; i++) OK(MPI_Barrier(c));
+    for (int k = 0; k < 3; k++) {
+        OK(MPI_Start(&req[0]));
+        OK(MPI_Iallreduce(&nin, &nout, 1, MPI_INT, MPI_SUM, c, &req[1]));
+        OK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        EXPECT(pout == size * (size - 1) / 2);
+        EXPECT(nout == 100 * size * (size + 1) / 2);
+        OK(MPI_Barrier(c));
+    }
+    OK(MPI_Request_free(&req[0]));
+    OK(MPI_Comm_free(&c));
+}
+
 /* MPI_Comm_free with operations pending on the communicator (MPI allows
  * it): they complete, then the communicator goes. */
 static void run_free_pending(void)
@@ -686,6 +712,7 @@ int main(int argc, char **argv)
     run_large();
     run_nonblocking();
     run_free_pending();
+    if (!quick) run_wraparound();
     run_persistent();
     run_async();
     run_errors();
