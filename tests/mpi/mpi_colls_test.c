@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int me, size;
 static char ctx[256];
@@ -654,6 +655,41 @@ static void run_async(void)
     free(a2r);
 }
 
+/* SLUICE_COLL_DOT: the schedule of a call, as a Graphviz file per rank. */
+static void run_dot(void)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    if (!strstr(lib, "Sluice")) return;
+    snprintf(ctx, sizeof ctx, "SLUICE_COLL_DOT, %d ranks", size);
+    char dir[] = "/tmp/mpi_colls_dot.XXXXXX";
+    EXPECT(mkdtemp(dir) != NULL);
+    setenv("SLUICE_COLL_DOT", dir, 1);
+    setenv("SLUICE_COLL_ALLREDUCE", "butterfly", 1);
+    MPI_Comm c;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    int in = 1, out = 0;
+    OK(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, c));
+    EXPECT(out == size);
+    OK(MPI_Comm_free(&c));
+    unsetenv("SLUICE_COLL_DOT");
+    unsetenv("SLUICE_COLL_ALLREDUCE");
+    char path[512];
+    snprintf(path, sizeof path, "%s/allreduce-butterfly-n%d-r%d-1.dot", dir, size, me);
+    FILE *f = fopen(path, "r");
+    EXPECT(f != NULL);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    EXPECT(strstr(text, "digraph") != NULL);
+    /* more than one rank: a send and a receive, joined by edges */
+    if (size > 1) EXPECT(strstr(text, "send 4 B") && strstr(text, "recv 4 B") && strstr(text, "->"));
+    remove(path);
+    rmdir(dir);
+}
+
 /* Bad arguments: the documented classes, never a crash or a write past a
  * buffer. */
 static void run_errors(void)
@@ -715,6 +751,7 @@ int main(int argc, char **argv)
     if (!quick) run_wraparound();
     run_persistent();
     run_async();
+    run_dot();
     run_errors();
     MPI_Op_free(&compose);
     MPI_Type_free(&pair);
