@@ -144,6 +144,10 @@ static inline void p2p_mt_exit(const bool *held)
     if (*held) p2p_mt_unlock();
 }
 
+/* With threads: if another thread sleeps in the engine, wake it (an empty
+ * notice to ourselves), so that it looks again at what it waits for. */
+void p2p_wake_sleeper(void);
+
 /* The calling thread's waits in this layer sleep at once, without
  * polling first (a background progress thread: its polling would take the
  * CPU its application computes on). */

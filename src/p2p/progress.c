@@ -336,6 +336,11 @@ static inline sl_status_t wait_until(p2p_req_t *r, const volatile bool *flag,
     return SL_OK;
 }
 
+void p2p_wake_sleeper(void)
+{
+    if (p2p_mt_engine_busy()) p2p_notify((ptl_process_t){.rank = (ptl_rank_t)P.rank}, 0);
+}
+
 void p2p_thread_background(void)
 {
     PtlSluiceWaitSpin(0);

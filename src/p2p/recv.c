@@ -212,7 +212,7 @@ bool p2p_cancel(p2p_req_t *r)
     p2p_req_done(r);
     /* with threads, the one asleep in the engine may be waiting for r:
      * an empty notice to ourselves wakes it (no event would) */
-    if (p2p_mt_engine_busy()) p2p_notify((ptl_process_t){.rank = (ptl_rank_t)P.rank}, 0);
+    p2p_wake_sleeper();
     return true;
 }
 
