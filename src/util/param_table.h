@@ -136,9 +136,11 @@
       "scan and exscan variant: linear[:seg=S] (a pipelined chain)")                       \
     X(COLL_DOT, "SLUICE_COLL_DOT", STR, "", 0, 0,                                           \
       "directory: write every collective schedule built as a Graphviz file there")         \
-    X(COLL_PROGRESS, "SLUICE_COLL_PROGRESS", INT, "1", 0, 1,                                \
+    X(COLL_PROGRESS, "SLUICE_COLL_PROGRESS", INT, "-1", -1, 1,                              \
       "1: a progress thread moves non-blocking and persistent collectives while the "      \
-      "program computes (started by the first one); 0: they move only inside MPI calls")  \
+      "program computes (started by the first one); 0: they move only inside MPI calls; "  \
+      "-1: 1 unless the host has more ranks than CPUs (there the thread only adds "        \
+      "context switches to cores that are all busy)")                                      \
     X(TEST_CRASH, "SLUICE_TEST_CRASH", STR, "", 0, 0,                                       \
       "testing only: 'RANK:POINT' makes that rank kill itself with SIGKILL at POINT "       \
       "(wire-created: after its segment exists, before peers attach)")

@@ -729,6 +729,9 @@ static void run_errors(void)
 
 int main(int argc, char **argv)
 {
+    /* the progress thread even where ranks oversubscribe the CPUs (its
+     * default there is off): run_async needs it */
+    setenv("SLUICE_COLL_PROGRESS", "1", 0);
     OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
