@@ -138,7 +138,6 @@ bool coll_run_done(const coll_run_t *run);
 sl_status_t coll_run_error(const coll_run_t *run);
 /* The op's error code, if a reduce vertex failed (0 otherwise). */
 int coll_run_op_error(const coll_run_t *run);
-void *coll_run_tmp(coll_run_t *run);
 
 /* Handle the completions p2p has reported and start what they enable;
  * returns how many vertices completed. */

@@ -111,11 +111,6 @@ int coll_run_op_error(const coll_run_t *r)
     return r->op_err;
 }
 
-void *coll_run_tmp(coll_run_t *r)
-{
-    return r->base[COLL_TMP];
-}
-
 static inline void *addr(const coll_run_t *r, coll_ref_t ref)
 {
     return r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref);
