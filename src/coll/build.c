@@ -24,6 +24,7 @@ static sl_status_t generate(coll_sched_t *s, const coll_args_t *g, const coll_al
     case COLL_ALLTOALL: return cg_alltoall(s, a, g->slay, g->lay, g->inplace);
     case COLL_REDUCE_SCATTER: return cg_reduce_scatter(s, a, g->counts, g->inplace);
     case COLL_SCAN: return cg_scan(s, a, g->count, g->inplace, g->exclusive);
+    case COLL_NEIGHBOR: return cg_neighbor(s, g->nbr);
     default: return SL_ERR_INVALID;
     }
 }
@@ -38,13 +39,14 @@ static size_t call_bytes(const coll_args_t *g, int rank)
     case COLL_REDUCE_SCATTER: return g->counts[rank] * g->op->esize;
     case COLL_ALLGATHER:
     case COLL_ALLTOALL: return g->lay->len[rank];
+    case COLL_NEIGHBOR: return 0;
     default: return g->count;
     }
 }
 
 static bool call_regular(const coll_args_t *g, int size)
 {
-    if (!g->lay) return true;
+    if (!g->lay || g->kind == COLL_NEIGHBOR) return true;
     for (int i = 0; i < size; i++)
         if (g->lay->len[i] != g->lay->len[0] || g->lay->off[i] != (size_t)i * g->lay->len[0])
             return false;
@@ -107,7 +109,8 @@ sl_status_t coll_build(const coll_args_t *g, int rank, int size, const int *worl
                 [COLL_REDUCE] = CA_KNOMIAL,        [COLL_ALLREDUCE] = CA_BUTTERFLY,
                 [COLL_GATHER] = CA_KNOMIAL,        [COLL_SCATTER] = CA_KNOMIAL,
                 [COLL_ALLGATHER] = CA_RING,        [COLL_ALLTOALL] = CA_PAIRWISE,
-                [COLL_REDUCE_SCATTER] = CA_PAIRWISE, [COLL_SCAN] = CA_LINEAR};
+                [COLL_REDUCE_SCATTER] = CA_PAIRWISE, [COLL_SCAN] = CA_LINEAR,
+                [COLL_NEIGHBOR] = CA_DIRECT};
             d = (coll_alg_t){.variant = safe[g->kind], .k = 2};
             st = try_build(g, &d, rank, size, world_of, out);
         }

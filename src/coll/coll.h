@@ -173,7 +173,7 @@ void coll_tree(coll_tree_kind_t kind, int k, int n, int v, coll_tree_t *t);
 /* Each collective's variants. */
 typedef enum {
     COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_GATHER, COLL_SCATTER,
-    COLL_ALLGATHER, COLL_ALLTOALL, COLL_REDUCE_SCATTER, COLL_SCAN, COLL_NKIND
+    COLL_ALLGATHER, COLL_ALLTOALL, COLL_REDUCE_SCATTER, COLL_SCAN, COLL_NEIGHBOR, COLL_NKIND
 } coll_kind_t;
 
 enum { /* variants */
@@ -184,6 +184,7 @@ enum { /* variants */
     CA_GATHER_BCAST, /* allgather */
     CA_REDUCE_SCATTERV, /* reduce_scatter: scatter after reduce */
     CA_LINEAR, /* scan, exscan: pipelined chain */
+    CA_DIRECT, /* neighbour collectives: every message at once */
     CA_NVARIANT
 };
 
@@ -251,6 +252,18 @@ sl_status_t cg_reduce_scatter(coll_sched_t *s, const coll_alg_t *a, const size_t
 sl_status_t cg_scan(coll_sched_t *s, const coll_alg_t *a, size_t count, bool inplace,
                     bool exclusive);
 
+/* A neighbourhood (the neighbour collectives): block i of RBUF (rlay)
+ * comes from in[i] with tag intag[i], block j of SBUF (slay; NULL: all
+ * sendlen bytes of SBUF, the allgather) goes to out[j] with outtag[j];
+ * negative ranks (MPI_PROC_NULL) exchange nothing. */
+typedef struct coll_nbr {
+    int nin, nout;
+    const int *in, *out, *intag, *outtag;
+    const coll_layout_t *rlay, *slay;
+    size_t sendlen;
+} coll_nbr_t;
+sl_status_t cg_neighbor(coll_sched_t *s, const coll_nbr_t *nb);
+
 /* A whole call's arguments, for coll_build. */
 typedef struct coll_args {
     coll_kind_t kind;
@@ -264,6 +277,7 @@ typedef struct coll_args {
     const coll_layout_t *slay; /* alltoall: send side */
     const size_t *counts;      /* reduce_scatter */
     const coll_op_t *op;       /* reductions */
+    const coll_nbr_t *nbr;     /* neighbour collectives */
 } coll_args_t;
 
 /* Select the variant (coll_select), generate, commit: *out is this rank's

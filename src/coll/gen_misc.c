@@ -140,3 +140,18 @@ sl_status_t cg_scan(coll_sched_t *s, const coll_alg_t *a, size_t count, bool inp
     }
     return SL_OK;
 }
+
+/* The neighbour collectives: every send and receive at once (MPI 3.1
+ * §7.6); the tags keep several edges between one pair apart. */
+sl_status_t cg_neighbor(coll_sched_t *s, const coll_nbr_t *nb)
+{
+    for (int i = 0; i < nb->nin; i++)
+        if (nb->in[i] >= 0)
+            cs_recv(s, COLL_REF(COLL_RBUF, nb->rlay->off[i]), nb->rlay->len[i], nb->in[i],
+                    (uint32_t)nb->intag[i]);
+    for (int j = 0; j < nb->nout; j++)
+        if (nb->out[j] >= 0)
+            cs_send(s, COLL_REF(COLL_SBUF, nb->slay ? nb->slay->off[j] : 0),
+                    nb->slay ? nb->slay->len[j] : nb->sendlen, nb->out[j], (uint32_t)nb->outtag[j]);
+    return SL_OK;
+}

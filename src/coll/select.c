@@ -24,6 +24,7 @@ static const char *const variant_names[CA_NVARIANT] = {
     [CA_GATHER_BCAST] = "gather_bcast",
     [CA_REDUCE_SCATTERV] = "reduce_scatterv",
     [CA_LINEAR] = "linear",
+    [CA_DIRECT] = "direct",
 };
 
 static const char *const kind_names[COLL_NKIND] = {
@@ -32,6 +33,7 @@ static const char *const kind_names[COLL_NKIND] = {
     [COLL_GATHER] = "gather",       [COLL_SCATTER] = "scatter",
     [COLL_ALLGATHER] = "allgather", [COLL_ALLTOALL] = "alltoall",
     [COLL_REDUCE_SCATTER] = "reduce_scatter", [COLL_SCAN] = "scan",
+    [COLL_NEIGHBOR] = "neighbor",
 };
 
 #define TREES CA_KARY, CA_KNOMIAL, CA_CHAIN, CA_FLAT
@@ -46,6 +48,7 @@ static const int kind_variants[COLL_NKIND][8] = {
     [COLL_ALLTOALL] = {CA_PAIRWISE, CA_BRUCK, -1},
     [COLL_REDUCE_SCATTER] = {CA_PAIRWISE, CA_REDUCE_SCATTERV, -1},
     [COLL_SCAN] = {CA_LINEAR, -1},
+    [COLL_NEIGHBOR] = {CA_DIRECT, -1},
 };
 
 static const sl_param_id_t kind_param[COLL_NKIND] = {
@@ -54,6 +57,7 @@ static const sl_param_id_t kind_param[COLL_NKIND] = {
     [COLL_GATHER] = SL_PARAM_COLL_GATHER,       [COLL_SCATTER] = SL_PARAM_COLL_SCATTER,
     [COLL_ALLGATHER] = SL_PARAM_COLL_ALLGATHER, [COLL_ALLTOALL] = SL_PARAM_COLL_ALLTOALL,
     [COLL_REDUCE_SCATTER] = SL_PARAM_COLL_REDUCE_SCATTER, [COLL_SCAN] = SL_PARAM_COLL_SCAN,
+    [COLL_NEIGHBOR] = SL_PARAM_COUNT, /* one variant, nothing to choose */
 };
 
 const char *coll_variant_name(int variant)
@@ -152,6 +156,7 @@ void coll_select_default(coll_kind_t kind, const coll_call_t *c, coll_alg_t *a)
         break;
     case COLL_REDUCE_SCATTER: a->variant = CA_PAIRWISE; break;
     case COLL_SCAN: a->variant = CA_LINEAR; if (b >= 256 * 1024) a->seg = 128 * 1024; break;
+    case COLL_NEIGHBOR: a->variant = CA_DIRECT; break;
     default: break;
     }
 }
@@ -160,6 +165,7 @@ void coll_select(coll_kind_t kind, const coll_call_t *call, coll_alg_t *out)
 {
     static bool warned[COLL_NKIND];
     coll_select_default(kind, call, out);
+    if (kind_param[kind] == SL_PARAM_COUNT) return;
     const char *text = sl_param_str(kind_param[kind]);
     if (!*text) return;
     coll_alg_t a;

@@ -93,6 +93,11 @@ void mcoll_free(mcoll_t *m)
     }
     free(m->wtypes);
     free(m->wstypes);
+    for (int i = 0; m->nbr_rtypes && i < m->nbr_nin; i++) mdt_release(m->nbr_rtypes[i]);
+    for (int i = 0; m->nbr_stypes && i < m->nbr_nout; i++) mdt_release(m->nbr_stypes[i]);
+    free(m->nbr_rtypes);
+    free(m->nbr_stypes);
+    mcoll_nbr_free(m->nbr_keep);
     free(m->off);
     free(m->len);
     free(m->soff);
@@ -132,22 +137,38 @@ int mcoll_side(mcoll_t *m, int side, void *buf, MPI_Count count, mdt_type_t *t, 
 
 /* Every block dense and at a non-negative offset from buf: the stream is
  * the user's memory. */
-static bool v_direct(void *buf, int n, const int *counts, const int *displs, mdt_type_t *t,
-                     mdt_type_t *const *types, bool bytes_displ)
+static bool v_direct(int n, const int *counts, const int *displs, const MPI_Aint *adispls,
+                     mdt_type_t *t, mdt_type_t *const *types)
 {
     for (int i = 0; i < n; i++) {
         mdt_type_t *ti = types ? types[i] : t;
-        if (counts[i] && ti->size && (!ti->dense || ti->tree || displs[i] < 0)) return false;
-        if (types && counts[i] && ti->size && ti->pieces[0].off != 0) return false;
+        bool data = counts[i] && ti->size;
+        if (data && (!ti->dense || ti->tree || (adispls ? adispls[i] < 0 : displs[i] < 0)))
+            return false;
+        if (types && data && ti->pieces[0].off != 0) return false;
     }
-    (void)buf;
-    (void)bytes_displ;
     return true;
 }
 
 int mcoll_side_v(mcoll_t *m, int side, void *buf, int n, const int *counts, const int *displs,
                  mdt_type_t *t, mdt_type_t *const *types, bool bytes_displ, bool in, bool out,
                  size_t **off, size_t **len)
+{
+    return mcoll_side_va(m, side, buf, n, counts, displs, NULL, t, types, bytes_displ, in, out, off,
+                         len);
+}
+
+/* displacement i: adispls[i] bytes when given, else displs[i] (bytes or extents) */
+static MPI_Aint displ(const int *displs, const MPI_Aint *adispls, int i, bool bytes,
+                      const mdt_type_t *t)
+{
+    if (adispls) return adispls[i];
+    return bytes ? displs[i] : (MPI_Aint)displs[i] * mdt_extent(t);
+}
+
+int mcoll_side_va(mcoll_t *m, int side, void *buf, int n, const int *counts, const int *displs,
+                  const MPI_Aint *adispls, mdt_type_t *t, mdt_type_t *const *types,
+                  bool bytes_displ, bool in, bool out, size_t **off, size_t **len)
 {
     mcoll_side_t *s = &m->side[side];
     keep_type(m, side, t);
@@ -160,14 +181,12 @@ int mcoll_side_v(mcoll_t *m, int side, void *buf, int n, const int *counts, cons
         (*len)[i] = (size_t)counts[i] * (size_t)ti->size;
         total += (*len)[i];
     }
-    if (v_direct(buf, n, counts, displs, t, types, bytes_displ)) {
+    if (v_direct(n, counts, displs, adispls, t, types)) {
         /* the first piece's offset shifts every block alike (one type) */
         size_t shift = !types && t->size && t->npieces ? (size_t)t->pieces[0].off : 0;
         s->stream = (char *)buf + shift;
-        for (int i = 0; i < n; i++) {
-            mdt_type_t *ti = types ? types[i] : t;
-            (*off)[i] = bytes_displ ? (size_t)displs[i] : (size_t)displs[i] * (size_t)mdt_extent(ti);
-        }
+        for (int i = 0; i < n; i++)
+            (*off)[i] = (size_t)displ(displs, adispls, i, bytes_displ, types ? types[i] : t);
         return MPI_SUCCESS;
     }
     s->tmp = malloc(total ? total : 1);
@@ -176,7 +195,7 @@ int mcoll_side_v(mcoll_t *m, int side, void *buf, int n, const int *counts, cons
     size_t at = 0;
     for (int i = 0; i < n; i++) {
         mdt_type_t *ti = types ? types[i] : t;
-        MPI_Aint d = bytes_displ ? displs[i] : (MPI_Aint)displs[i] * mdt_extent(ti);
+        MPI_Aint d = displ(displs, adispls, i, bytes_displ, ti);
         s->blk[i] = (mcoll_blk_t){.ubuf = (char *)buf + d, .count = counts[i], .t = ti, .off = at};
         (*off)[i] = at;
         at += (*len)[i];

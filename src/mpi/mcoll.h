@@ -60,6 +60,9 @@ typedef struct mcoll {
     mdt_type_t *types[2]; /* retained for the request's life */
     mdt_type_t **wtypes, **wstypes; /* Alltoallw: every block's, retained */
     int nw;
+    mdt_type_t **nbr_rtypes, **nbr_stypes; /* Neighbor_alltoallw: every block's, retained */
+    int nbr_nin, nbr_nout;
+    void *nbr_keep; /* the neighbour collectives' neighbourhood (coll_nbr.c) */
     /* layouts the generators read while building */
     size_t *off, *len, *soff, *slen, *counts;
     coll_layout_t lay, slay;
@@ -79,6 +82,11 @@ int mcoll_side(mcoll_t *m, int side, void *buf, MPI_Count count, mdt_type_t *t, 
 int mcoll_side_v(mcoll_t *m, int side, void *buf, int n, const int *counts, const int *displs,
                  mdt_type_t *t, mdt_type_t *const *types, bool bytes_displ, bool in, bool out,
                  size_t **off, size_t **len);
+/* The same with MPI_Aint byte displacements when adispls is given (the
+ * neighbour alltoallw), else as mcoll_side_v. */
+int mcoll_side_va(mcoll_t *m, int side, void *buf, int n, const int *counts, const int *displs,
+                  const MPI_Aint *adispls, mdt_type_t *t, mdt_type_t *const *types,
+                  bool bytes_displ, bool in, bool out, size_t **off, size_t **len);
 /* The op of a reduction (after mop_plan checked it). */
 void mcoll_set_op(mcoll_t *m, const mop_plan_t *p);
 /* Build the schedule of m->args and run it as mode says: blocking (wait
@@ -95,6 +103,9 @@ int mcoll_start(mcoll_t *m);
 bool mcoll_test(mcoll_t *m);
 int mcoll_wait(mcoll_t *m);
 int mcoll_error(const mcoll_t *m);
+
+/* coll_nbr.c: what a neighbour collective kept for building. */
+void mcoll_nbr_free(void *keep);
 
 /* The communicator's cached schedules go (MPI_Comm_free, MPI_Finalize). */
 void mcoll_cache_drop(mcomm_t *c);

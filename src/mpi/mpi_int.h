@@ -67,6 +67,14 @@ int mcomm_split(const mcomm_t *p, int color, int key, struct mtopo *topo, MPI_Co
  * memory: *ok false then) and the release with the communicator. */
 struct mtopo *mtopo_dup(const struct mtopo *t, bool *ok);
 void mtopo_free(struct mtopo *t);
+/* The neighbourhood of a rank for the neighbour collectives (topo.c):
+ * in[nin] and out[nout] ranks (MPI_PROC_NULL where a Cartesian edge has
+ * none) and the tag of each message; one malloc'd block at in. */
+typedef struct mtopo_nbrs {
+    int nin, nout;
+    int *in, *out, *intag, *outtag;
+} mtopo_nbrs_t;
+int mtopo_neighbors(const mcomm_t *c, mtopo_nbrs_t *nb);
 
 /* Every member of c has arrived (barrier.c: dissemination on c's
  * collective context). */

@@ -876,3 +876,80 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
     *status = c->topo ? c->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
+
+/* ---- neighbourhoods (the neighbour collectives, coll_nbr.c) ------------------------------- */
+
+/* In and out neighbours of c's rank in the order MPI 3.1 §7.6 gives them:
+ * Cartesian: for each dimension the -1 then the +1 neighbour of
+ * MPI_Cart_shift (MPI_PROC_NULL at a non-periodic edge), both lists the
+ * same; graph: MPI_Graph_neighbors, both lists; distributed graph: sources
+ * and destinations.  Each tag tells the k-th message between a pair from
+ * the others: Cartesian, the send to position k is tagged k and the
+ * receive from position k expects k ^ 1 (what that neighbour sent the
+ * other way); otherwise the j-th edge to (or from) the same peer is
+ * tagged j.  Arrays are malloc'd (the caller frees them); MPI_ERR_TOPOLOGY
+ * without a topology. */
+int mtopo_neighbors(const mcomm_t *c, mtopo_nbrs_t *nb)
+{
+    const mtopo_t *t = c->topo;
+    memset(nb, 0, sizeof *nb);
+    if (!t) return MPI_ERR_TOPOLOGY;
+    int nin, nout;
+    const int *in, *out;
+    int *cart = NULL;
+    if (t->kind == MPI_CART) {
+        nin = nout = 2 * t->ndims;
+        cart = malloc(sizeof(int) * (size_t)(nin ? nin : 1) + sizeof(int) * (size_t)(t->ndims + 1));
+        if (!cart) return MPI_ERR_NO_MEM;
+        int *coords = cart + nin;
+        for (int d = 0; d < t->ndims; d++) {
+            for (int k = 0; k < 2; k++) {
+                cart_coords(t, c->rank, coords);
+                long x = coords[d] + (k ? 1 : -1), dim = t->v[d];
+                if (x < 0 || x >= dim) {
+                    if (!t->v[t->ndims + d]) {
+                        cart[2 * d + k] = MPI_PROC_NULL;
+                        continue;
+                    }
+                    x = (x % dim + dim) % dim;
+                }
+                coords[d] = (int)x;
+                cart[2 * d + k] = cart_rank(t, coords);
+            }
+        }
+        in = out = cart;
+    } else if (t->kind == MPI_GRAPH) {
+        int lo = c->rank ? t->v[c->rank - 1] : 0;
+        nin = nout = t->v[c->rank] - lo;
+        in = out = t->v + t->nnodes + lo;
+    } else {
+        nin = t->indeg;
+        nout = t->outdeg;
+        in = t->v;
+        out = t->v + 2 * t->indeg;
+    }
+    nb->nin = nin;
+    nb->nout = nout;
+    nb->in = malloc(sizeof(int) * (size_t)(2 * (nin + nout) + 1));
+    if (!nb->in) {
+        free(cart);
+        return MPI_ERR_NO_MEM;
+    }
+    nb->out = nb->in + nin;
+    nb->intag = nb->out + nout;
+    nb->outtag = nb->intag + nin;
+    for (int i = 0; i < nin; i++) {
+        nb->in[i] = in[i];
+        int j = 0;
+        for (int k = 0; k < i; k++) j += in[k] == in[i];
+        nb->intag[i] = cart ? (i ^ 1) : j;
+    }
+    for (int i = 0; i < nout; i++) {
+        nb->out[i] = out[i];
+        int j = 0;
+        for (int k = 0; k < i; k++) j += out[k] == out[i];
+        nb->outtag[i] = cart ? i : j;
+    }
+    free(cart);
+    return MPI_SUCCESS;
+}
