@@ -18,9 +18,9 @@
 #define TAG_CTX 100
 #define TAG_SPLIT 101
 
-static mcomm_t comm_world = {.ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_WORLD,
+static mcomm_t comm_world = {.refs = 1, .ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_WORLD,
                              .name = "MPI_COMM_WORLD"};
-static mcomm_t comm_self = {.ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF,
+static mcomm_t comm_self = {.refs = 1, .ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF,
                             .name = "MPI_COMM_SELF"};
 static mh_table_t comm_table = MH_TABLE_INIT(MH_CLASS_COMM);
 static uint64_t ctx_used[CTX_WORDS] = {3}; /* 0: world, 1: self */
@@ -291,14 +291,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                : MPI_SUCCESS;
 }
 
-void mcomm_retain(mcomm_t *c)
+void mcomm_destroy(mcomm_t *c)
 {
-    if (c != &comm_world && c != &comm_self) c->refs++;
-}
-
-void mcomm_release(mcomm_t *c)
-{
-    if (c == &comm_world || c == &comm_self || --c->refs > 0) return;
     ctx_used[c->ctx / 64] &= ~(1ull << (c->ctx % 64));
     mcoll_cache_drop(c);
     merrh_release(c->errh);

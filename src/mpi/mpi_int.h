@@ -39,9 +39,18 @@ mcomm_t *mcomm_get(MPI_Comm c);
 /* World rank of rank r of c (r valid). */
 int mcomm_world(const mcomm_t *c, int r);
 /* A request on c holds a reference: MPI_Comm_free with operations pending
- * (MPI allows it) frees c when the last of them has gone. */
-void mcomm_retain(mcomm_t *c);
-void mcomm_release(mcomm_t *c);
+ * (MPI allows it) frees c when the last of them has gone.  Inline: two of
+ * them per message.  WORLD and SELF are counted too, and never reach 0
+ * (MPI_Comm_free refuses them). */
+void mcomm_destroy(mcomm_t *c);
+static inline void mcomm_retain(mcomm_t *c)
+{
+    c->refs++;
+}
+static inline void mcomm_release(mcomm_t *c)
+{
+    if (__builtin_expect(--c->refs == 0, 0)) mcomm_destroy(c);
+}
 /* The rank -> world rank map of c for src/coll (NULL: the identity). */
 const int *mcomm_world_map(const mcomm_t *c);
 /* Rank in c of world rank w (MPI_UNDEFINED if not a member). */

@@ -42,11 +42,11 @@ static mreq_t *mreq_detached; /* freed while active: completing unseen */
 
 static void mreq_release(mreq_t *r)
 {
-    if (r->coll) {
+    if (__builtin_expect(r->coll != NULL, 0)) {
         mcoll_release(r->coll);
         r->coll = NULL;
     }
-    if (r->comm) mcomm_release(r->comm);
+    mcomm_release(r->comm);
     if (r->type) mdt_release(r->type);
     if (r->tmp) free(r->tmp); /* mostly absent: no call per message */
     r->next_free = mreq_pool;
@@ -147,7 +147,7 @@ void mreq_finish(mreq_t *r, const p2p_status_t *ps)
 bool mreq_poll(mreq_t *r)
 {
     p2p_status_t ps;
-    if (r->coll) {
+    if (__builtin_expect(r->coll != NULL, 0)) {
         if (!mcoll_test(r->coll)) return false;
         r->err = mcoll_error(r->coll);
         r->st.MPI_ERROR = r->err;

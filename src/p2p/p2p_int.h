@@ -75,6 +75,10 @@ struct p2p_req {
     int waits; /* sends: events still due before completion */
     bool done;
     bool matched; /* receives: the message has matched (maybe still arriving) */
+    /* p2p_watch: called once when the request completes (beside done: the
+     * completion touches one line) */
+    p2p_done_fn on_done;
+    void *on_done_arg;
     p2p_status_t st;
     ptl_handle_me_t me;
     void *buf;
@@ -104,9 +108,6 @@ struct p2p_req {
      * not on the engine's list (only a short message can match it now) */
     bool linked, deferred;
     sl_list_t plink;
-    /* p2p_watch: called once when the request completes */
-    p2p_done_fn on_done;
-    void *on_done_arg;
 };
 
 /* The request has completed: mark it, and tell its watcher. */

@@ -296,7 +296,7 @@ bool p2p_watch(p2p_req_t *r, p2p_done_fn fn, void *arg)
 
 /* Wait until *flag (flag non-NULL), or until *word != seen; r (may be
  * NULL) is the receive whose arrival by a ring is worth polling for. */
-static inline sl_status_t wait_until(p2p_req_t *r, const volatile bool *flag,
+static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag,
                                      const volatile unsigned *word, unsigned seen)
 {
     uint64_t until = 0;
