@@ -65,6 +65,7 @@ struct sim_config {
     int flit;               /* flit-level reference mode instead of packets */
     int check;              /* verify invariants every cycle */
     int verbose;
+    const char *pairs_out;  /* if set: write "node partner slow_factor" lines here */
 };
 
 struct sim_result {

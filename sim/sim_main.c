@@ -21,7 +21,8 @@ static void sim_usage(void)
          "  --booksim                BookSim validation preset (ugal, 3 global VCs, perm)\n"
          "  --flit                   flit-level reference mode (slow; validates the default)\n"
          "  --check / --no-check     verify invariants every cycle (default on in debug builds)\n"
-         "  --verbose                per-iteration throughput and a buffer census on stderr");
+         "  --verbose                per-iteration throughput and a buffer census on stderr\n"
+         "  --pairs-out FILE         write the pairing and slow nodes (\"node partner slow\" lines)");
 }
 
 static int sim_parse_enum(const char *v, const char *const *names, int n)
@@ -111,6 +112,7 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--limits")) return sim_parse_list(v, NULL, cli->fo.limits, &cli->fo.nlimits);
     else if (!strcmp(k, "--seeds")) cli->seeds = atoi(v);
     else if (!strcmp(k, "--out")) cli->out = v;
+    else if (!strcmp(k, "--pairs-out")) c->pairs_out = v;
     else return SIM_ERR_ARG;
     if (c->routing < 0 || c->traffic < 0 || c->vcmode < 0)
         return SIM_ERR_ARG;
