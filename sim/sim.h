@@ -78,6 +78,15 @@ struct sim_result {
     int converged;
     int nslow;
     double iter_thr[64];    /* per-iteration throughput history */
+    /* Exact state at the end of the run (--verbose prints it per iteration):
+     * equal fingerprints mean identical runs. */
+    struct sim_fingerprint {
+        int64_t sunk;       /* data packets sunk since cycle 0 */
+        int64_t flits;      /* their flits (the throughput count) */
+        int64_t lat, hops;  /* latency (1/3-cycle ticks) and hop sums over them */
+        int64_t nonmin;     /* data packets routed non-minimally */
+        uint64_t rng;       /* random generator state */
+    } fp;
     double wall_s;          /* wall-clock seconds of the run */
 };
 

@@ -394,6 +394,12 @@ static int sim_measure(struct sim_net *net, struct sim_result *res)
     }
     int64_t np = net->acc_pkts - p0;
     (void)f0;
+    res->fp.sunk = net->total_sunk;
+    res->fp.flits = net->acc_flits;
+    res->fp.lat = net->lat_sum;
+    res->fp.hops = net->hop_sum;
+    res->fp.nonmin = net->nonmin_pkts;
+    res->fp.rng = net->rng;
     res->cycles = cyc;
     res->latency = np ? (double)(net->lat_sum - l0) / SIM_TPC / np : 0;
     res->hops = np ? (double)(net->hop_sum - h0) / np : 0;
