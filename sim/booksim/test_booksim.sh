@@ -7,7 +7,9 @@
 #   every node fast                          -> 1.0 flit/cycle/node
 #   one node of each pair 4x slower          -> (1 + 1/4) / 2 = 0.625
 #   every node 8x slower                     -> 1/8
-# and, on a random sluice-sim pairing, slow nodes lower the throughput.
+#   PAR (routing added by the patch), one of each pair 4x slower -> 0.625
+# and, on a random sluice-sim pairing, slow nodes lower the throughput and
+# PAR takes longer paths than minimal routing.
 #   sim/booksim/test_booksim.sh BOOKSIM_SRC WORK_DIR SLUICE_SIM
 # Exits 77 (skipped) with a message when BookSim's source or a build tool is
 # not at hand.  The build is reused while the patch and build.sh are unchanged.
@@ -27,16 +29,19 @@ if [ ! -x "$bin" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "$want" >"$stamp"
 fi
 fail=0
-# run NAME EXPECTED TOLERANCE PAIRFILE: BookSim's throughput within tolerance
+# run NAME EXPECTED TOLERANCE PAIRFILE [key=value...]: BookSim's throughput
+# within tolerance
 run() {
-    out=$("$bin" "$here/sluice_dragonfly.cfg" k=2 sluice_pairs_file="$4" \
-        sluice_warmup=2000 sluice_iter=2000 sluice_max_cycles=6000 | grep '^sluice_result') || true
+    name=$1 exp=$2 tol=$3 pf=$4
+    shift 4
+    out=$("$bin" "$here/sluice_dragonfly.cfg" k=2 sluice_pairs_file="$pf" \
+        sluice_warmup=2000 sluice_iter=2000 sluice_max_cycles=6000 "$@" | grep '^sluice_result') || true
     thr=$(echo "$out" | awk '{print $3}')
-    if [ -z "$thr" ] || ! awk -v t="$thr" -v e="$2" -v tol="$3" 'BEGIN { d = t - e; if (d < 0) d = -d; exit !(d <= tol) }'; then
-        echo "FAIL $1: throughput '$thr', expected $2 +- $3 ($out)"
+    if [ -z "$thr" ] || ! awk -v t="$thr" -v e="$exp" -v tol="$tol" 'BEGIN { d = t - e; if (d < 0) d = -d; exit !(d <= tol) }'; then
+        echo "FAIL $name: throughput '$thr', expected $exp +- $tol ($out)"
         fail=1
     else
-        echo "ok $1: throughput $thr (expected $2 +- $3)"
+        echo "ok $name: throughput $thr (expected $exp +- $tol)"
     fi
 }
 p=$work/pairs
@@ -46,6 +51,7 @@ awk 'BEGIN { for (i = 0; i < 72; i++) print i, (i % 2 ? i - 1 : i + 1), 8 }' >"$
 run all_fast 1.0 0.01 "$p.fast"
 run half_4x_slower 0.625 0.01 "$p.half4"
 run all_8x_slower 0.125 0.002 "$p.all8"
+run par_half_4x_slower 0.625 0.01 "$p.half4" routing_function=par num_vcs=6
 # A random sluice-sim pairing (seed 3): 7 of the 72 nodes (10%) 8x slower
 # deliver less than the same pairing without slow nodes.
 "$sim" --a 4 --p 2 --h 2 --seed 3 --slow-frac 0.1 --slow-factor 8 --warmup 0 --iter 1 \
@@ -60,6 +66,18 @@ if awk -v a="$thr" -v b="$t0" 'BEGIN { exit !(a < b) }'; then
     echo "ok slow nodes lower the random pairing's throughput ($thr < $t0)"
 else
     echo "FAIL: slow nodes did not lower the random pairing's throughput ($thr vs $t0)"
+    fail=1
+fi
+# PAR (added by the patch) on the same random pairing: some traffic goes
+# non-minimally, so packets cross more routers than under minimal routing.
+hops() { "$bin" "$here/sluice_dragonfly.cfg" k=2 sluice_pairs_file="$p.rand0" sluice_warmup=2000 \
+    sluice_iter=2000 sluice_max_cycles=6000 "$@" | awk '/^sluice_result/ { print $5 }'; }
+hp=$(hops routing_function=par num_vcs=6)
+hm=$(hops routing_function=min num_vcs=2)
+if [ -n "$hp" ] && [ -n "$hm" ] && awk -v a="$hp" -v b="$hm" 'BEGIN { exit !(a > b + 0.2) }'; then
+    echo "ok PAR routes non-minimally under load ($hp hops vs $hm minimal)"
+else
+    echo "FAIL: PAR hops '$hp' not above minimal routing's '$hm' + 0.2"
     fail=1
 fi
 [ $fail -eq 0 ] && echo "booksim patch: all checks passed"
