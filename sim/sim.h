@@ -47,7 +47,7 @@ struct sim_config {
     double speedup;         /* crossbar speedup */
     int lat_local, lat_global, lat_term; /* link latencies, cycles */
     int router_delay;       /* routing + allocation pipeline, cycles */
-    int va_rr;              /* flit mode: BookSim's round-robin VC allocation (see sim_flit.c) */
+    int va_rr;              /* flit mode VC allocation: 0 rotating, 1 round robin (BookSim), 2 fixed */
     int pkt_flits;          /* data packet size (MTU) in flits */
     int traffic;            /* enum sim_traffic */
     double offered;         /* flits/cycle/node; >= 1 means backlogged */

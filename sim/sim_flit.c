@@ -174,7 +174,7 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     f->va_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
     f->rr_in = sim_fl_calloc(np, 1, ok);
     f->va_need = sim_fl_calloc((size_t)net->R, sizeof(int32_t), ok);
-    if (net->cfg.va_rr) {
+    if (net->cfg.va_rr == 1) {
         f->va_rr = sim_fl_calloc(nv, sizeof(int32_t), ok);
         f->va_cand = sim_fl_calloc(nv, sizeof(int32_t), ok);
         f->va_key = sim_fl_calloc(nv, sizeof(int32_t), ok);
@@ -549,13 +549,15 @@ static inline void sim_fl_va_grant(struct sim_fl *f, int r, int ipi, int vc, int
  * VC if free.  --va rr (BookSim's separable allocator with round-robin
  * arbiters): a free output VC goes to the requester of this cycle nearest
  * at or after its priority pointer in router-local input VC order, and the
- * pointer moves past the winner, so persistent waiters are served in turn. */
+ * pointer moves past the winner, so persistent waiters are served in turn.
+ * --va fixed: the default's order without the rotation (port 0 first). */
 static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
 {
     struct sim_fl *f = net->fl;
     if (f->va_need[r] == 0)
         return;
-    int P = net->P, V = net->V, start = (int)(t % P), ntouch = 0;
+    int P = net->P, V = net->V, ntouch = 0;
+    int start = net->cfg.va_rr == 2 ? 0 : (int)(t % P);
     /* Ports in rotating order (no favourite); VA at a port changes only
      * that port's masks, so the snapshot of the bitmap stays exact. */
     for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, start); pb; pb &= pb - 1) {

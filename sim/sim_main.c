@@ -20,8 +20,8 @@ static void sim_usage(void)
          "  --seed S --warmup C --iter C --max-cycles C --tol X --min-iters N\n"
          "  --booksim                BookSim validation preset (ugal, 3 global VCs, perm)\n"
          "  --flit                   flit-level reference mode (slow; validates the default)\n"
-         "  --va rotate|rr           flit mode VC allocation: priority rotating by cycle (default)\n"
-         "                           or BookSim's round robin per output VC\n"
+         "  --va rotate|rr|fixed     flit mode VC allocation: priority rotating by cycle (default),\n"
+         "                           BookSim's round robin per output VC, or fixed port order\n"
          "  --check / --no-check     verify invariants every cycle (default on in debug builds)\n"
          "  --verbose                per-iteration throughput and a buffer census on stderr\n"
          "  --pairs-out FILE         write the pairing and slow nodes (\"node partner slow\" lines)");
@@ -99,8 +99,8 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--speedup")) c->speedup = atof(v);
     else if (!strcmp(k, "--router-delay")) c->router_delay = atoi(v);
     else if (!strcmp(k, "--va")) {
-        static const char *const vas[] = { "rotate", "rr" };
-        if ((c->va_rr = sim_parse_enum(v, vas, 2)) < 0)
+        static const char *const vas[] = { "rotate", "rr", "fixed" };
+        if ((c->va_rr = sim_parse_enum(v, vas, 3)) < 0)
             return SIM_ERR_ARG;
     }
     else if (!strcmp(k, "--buf")) c->buf_flits = atoi(v);
