@@ -48,6 +48,7 @@ struct sim_config {
     int lat_local, lat_global, lat_term; /* link latencies, cycles */
     int router_delay;       /* routing + allocation pipeline, cycles */
     int va_rr;              /* flit mode VC allocation: 0 rotating, 1 round robin (BookSim), 2 fixed */
+    int sa_rr;              /* flit mode switch allocation: 0 greedy rotating, 1 BookSim's separable */
     int pkt_flits;          /* data packet size (MTU) in flits */
     int traffic;            /* enum sim_traffic */
     double offered;         /* flits/cycle/node; >= 1 means backlogged */

@@ -121,6 +121,7 @@ struct sim_fl {
      * candidate (-1 none) and its distance from that priority; and the
      * output VCs with a candidate this cycle. */
     int32_t *va_rr, *va_cand, *va_key, *va_touch;
+    uint8_t *sa_ptr;            /* --sa rr only, per output port: input port with priority */
     struct fl_port *port;       /* per (router, port) */
     uint16_t *vq_n;             /* per input VC: flits present */
     uint16_t *cred;             /* per output VC: credits for the downstream VC */
@@ -174,6 +175,8 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     f->va_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
     f->rr_in = sim_fl_calloc(np, 1, ok);
     f->va_need = sim_fl_calloc((size_t)net->R, sizeof(int32_t), ok);
+    if (net->cfg.sa_rr)
+        f->sa_ptr = sim_fl_calloc(np, 1, ok);
     if (net->cfg.va_rr == 1) {
         f->va_rr = sim_fl_calloc(nv, sizeof(int32_t), ok);
         f->va_cand = sim_fl_calloc(nv, sizeof(int32_t), ok);
@@ -264,7 +267,8 @@ void sim_flit_free(struct sim_net *net)
     void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->omap, f->onext,
                      f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
-                     f->va_need, f->nd, f->ej, f->va_rr, f->va_cand, f->va_key, f->va_touch };
+                     f->va_need, f->nd, f->ej, f->va_rr, f->va_cand, f->va_key, f->va_touch,
+                     f->sa_ptr };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
     free(f);
@@ -696,6 +700,46 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
 /* One switch sub-cycle: each input offers one flit (round robin over its
  * VCs that may cross); it goes if its output has not taken a flit in this
  * sub-cycle. */
+/* --sa rr: one round of BookSim's separable input-first allocator with
+ * round-robin arbiters.  Each input port offers the first VC that may
+ * cross in round-robin order from its pointer (not knowing which outputs
+ * are taken); each output port grants the offering input nearest at or
+ * after its own pointer; both pointers move past a grant. */
+static void sim_fl_switch_rr(struct sim_net *net, int64_t t, int r)
+{
+    struct sim_fl *f = net->fl;
+    int P = net->P, V = net->V;
+    int cand[64], key[64], cvc[64], outs[64], nout = 0;
+    for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0); pb; pb &= pb - 1) {
+        int port = __builtin_ctzll(pb), ipi = r * P + port;
+        uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]];
+        if (!sq)
+            continue;
+        int vc = (int)(sq & 15) - 1, o = f->omap[ipi * V + vc];
+        int k = port - f->sa_ptr[r * P + o];
+        if (k < 0)
+            k += P;
+        int i;
+        for (i = 0; i < nout && outs[i] != o; i++)
+            ;
+        if (i == nout) {
+            outs[nout++] = o;
+            cand[o] = -1;
+        }
+        if (cand[o] < 0 || k < key[o]) {
+            cand[o] = port;
+            key[o] = k;
+            cvc[o] = vc;
+        }
+    }
+    for (int i = 0; i < nout; i++) {
+        int o = outs[i], port = cand[o], vc = cvc[o], ipi = r * P + port;
+        f->sa_ptr[r * P + o] = (uint8_t)(port + 1 < P ? port + 1 : 0);
+        f->rr_in[ipi] = (uint8_t)(vc + 1 < V ? vc + 1 : 0);
+        sim_fl_traverse(net, t, r, ipi, vc, ipi * V + vc);
+    }
+}
+
 static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int start)
 {
     struct sim_fl *f = net->fl;
@@ -799,6 +843,11 @@ void sim_flit_cycle(struct sim_net *net, int64_t t)
         if (r + 2 < net->R)
             sim_fl_prefetch_route(net, r + 2);
         sim_fl_route_va(net, t, r);
+        if (f->sa_ptr) {
+            for (int s = 0; s < subs; s++)
+                sim_fl_switch_rr(net, t, r);
+            continue;
+        }
         for (int s = 0; s < subs; s++)
             sim_fl_switch(net, t, r, s < 4 ? start[s] : (int)((t + s) % P));
     }

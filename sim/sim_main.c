@@ -22,6 +22,8 @@ static void sim_usage(void)
          "  --flit                   flit-level reference mode (slow; validates the default)\n"
          "  --va rotate|rr|fixed     flit mode VC allocation: priority rotating by cycle (default),\n"
          "                           BookSim's round robin per output VC, or fixed port order\n"
+         "  --sa rotate|rr           flit mode switch allocation: greedy in rotating port order\n"
+         "                           (default) or BookSim's separable input-first round robin\n"
          "  --check / --no-check     verify invariants every cycle (default on in debug builds)\n"
          "  --verbose                per-iteration throughput and a buffer census on stderr\n"
          "  --pairs-out FILE         write the pairing and slow nodes (\"node partner slow\" lines)");
@@ -98,6 +100,11 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--offered")) c->offered = atof(v);
     else if (!strcmp(k, "--speedup")) c->speedup = atof(v);
     else if (!strcmp(k, "--router-delay")) c->router_delay = atoi(v);
+    else if (!strcmp(k, "--sa")) {
+        static const char *const sas[] = { "rotate", "rr" };
+        if ((c->sa_rr = sim_parse_enum(v, sas, 2)) < 0)
+            return SIM_ERR_ARG;
+    }
     else if (!strcmp(k, "--va")) {
         static const char *const vas[] = { "rotate", "rr", "fixed" };
         if ((c->va_rr = sim_parse_enum(v, vas, 3)) < 0)
