@@ -317,6 +317,42 @@ static void sim_t_flit_invariants(void)
     }
 }
 
+/* The flit engine's optional allocators (--va rr|fixed, --sa rr): the
+ * hand-checked slow-pair answer (1 + 1/4) / 2, and a 72-node PAR network
+ * with slow nodes under every congestion control with all invariants
+ * checked every cycle. */
+static void sim_t_flit_allocators(void)
+{
+    int vas[] = { 1, 2, 1 }, sas[] = { 1, 0, 0 };
+    int ccs[] = { SIM_CC_NONE, SIM_CC_FECN, SIM_CC_RDRP };
+    for (int a = 0; a < 3; a++) {
+        struct sim_config c;
+        struct sim_result r;
+        sim_t_config(&c, 1, 2, 0);
+        c.flit = 1;
+        c.va_rr = vas[a];
+        c.sa_rr = sas[a];
+        c.slow_frac = 0.5;
+        c.slow_factor = 4;
+        sim_t_run(&c, &r);
+        SIM_EXPECT(fabs(r.throughput - 0.625) < 0.01, "va %d sa %d: throughput %.4f want 0.625",
+                   vas[a], sas[a], r.throughput);
+        for (int i = 0; i < 3; i++) {
+            sim_t_config(&c, 4, 2, 2);
+            c.flit = 1;
+            c.va_rr = vas[a];
+            c.sa_rr = sas[a];
+            c.cc = ccs[i];
+            c.slow_frac = 0.05;
+            c.slow_factor = 8;
+            c.max_cycles = 8000;
+            sim_t_run(&c, &r);
+            SIM_EXPECT(r.throughput > 0.05, "va %d sa %d cc %d: throughput %.4f", vas[a], sas[a],
+                       ccs[i], r.throughput);
+        }
+    }
+}
+
 /* Packet and flit modes agree without slow nodes (72 nodes, PAR). */
 static void sim_t_modes_agree(void)
 {
@@ -352,6 +388,7 @@ static const struct sim_t_case sim_t_cases[] = {
     { "flit_invariants", sim_t_flit_invariants },
     { "modes_agree", sim_t_modes_agree },
     { "fingerprint", sim_t_fingerprint },
+    { "flit_allocators", sim_t_flit_allocators },
 };
 
 int main(int argc, char **argv)
