@@ -16,9 +16,14 @@
 set -eu
 src=$1 work=$2 sim=$3
 here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -f "$src/src/trafficmanager.cpp" ]; then
+    echo "no BookSim source at $src: skipped"
+    exit 77
+fi
 mkdir -p "$work"
 stamp="$work/stamp"
-want=$(cat "$here/slow_sink.patch" "$here/build.sh" | cksum)
+# Rebuild when the patch, the build script or the source tree's path changes.
+want=$( (cat "$here/slow_sink.patch" "$here/build.sh"; cd "$src" && pwd -P) | cksum)
 bin="$work/booksim2/src/booksim"
 if [ ! -x "$bin" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     rm -f "$stamp"
