@@ -47,6 +47,8 @@ struct sim_config {
     double speedup;         /* crossbar speedup */
     int lat_local, lat_global, lat_term; /* link latencies, cycles */
     int router_delay;       /* routing + allocation pipeline, cycles */
+    int va_rr;              /* flit mode VC allocation: 0 rotating, 1 round robin (BookSim), 2 fixed */
+    int sa_rr;              /* flit mode switch allocation: 0 greedy rotating, 1 BookSim's separable */
     int pkt_flits;          /* data packet size (MTU) in flits */
     int traffic;            /* enum sim_traffic */
     double offered;         /* flits/cycle/node; >= 1 means backlogged */
@@ -65,6 +67,7 @@ struct sim_config {
     int flit;               /* flit-level reference mode instead of packets */
     int check;              /* verify invariants every cycle */
     int verbose;
+    const char *pairs_out;  /* if set: write "node partner slow_factor" lines here */
 };
 
 struct sim_result {
@@ -77,6 +80,15 @@ struct sim_result {
     int converged;
     int nslow;
     double iter_thr[64];    /* per-iteration throughput history */
+    /* Exact state at the end of the run (--verbose prints it per iteration):
+     * equal fingerprints mean identical runs. */
+    struct sim_fingerprint {
+        int64_t sunk;       /* data packets sunk since cycle 0 */
+        int64_t flits;      /* their flits (the throughput count) */
+        int64_t lat, hops;  /* latency (1/3-cycle ticks) and hop sums over them */
+        int64_t nonmin;     /* data packets routed non-minimally */
+        uint64_t rng;       /* random generator state */
+    } fp;
     double wall_s;          /* wall-clock seconds of the run */
 };
 

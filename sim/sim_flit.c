@@ -116,6 +116,12 @@ struct sim_fl {
     struct fl_ivc *ivc;         /* per input VC */
     struct fl_ent *ring;        /* per input VC, RB entries */
     struct fl_ovc *ovc;         /* per output VC */
+    /* --va rr only (NULL otherwise), per output VC: the router-local input
+     * VC (port * V + vc) that has priority next, this cycle's best
+     * candidate (-1 none) and its distance from that priority; and the
+     * output VCs with a candidate this cycle. */
+    int32_t *va_rr, *va_cand, *va_key, *va_touch;
+    uint8_t *sa_ptr;            /* --sa rr only, per output port: input port with priority */
     struct fl_port *port;       /* per (router, port) */
     uint16_t *vq_n;             /* per input VC: flits present */
     uint16_t *cred;             /* per output VC: credits for the downstream VC */
@@ -169,8 +175,18 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     f->va_ports = sim_fl_calloc(np / 64 + 2, sizeof(uint64_t), ok);
     f->rr_in = sim_fl_calloc(np, 1, ok);
     f->va_need = sim_fl_calloc((size_t)net->R, sizeof(int32_t), ok);
+    if (net->cfg.sa_rr)
+        f->sa_ptr = sim_fl_calloc(np, 1, ok);
+    if (net->cfg.va_rr == 1) {
+        f->va_rr = sim_fl_calloc(nv, sizeof(int32_t), ok);
+        f->va_cand = sim_fl_calloc(nv, sizeof(int32_t), ok);
+        f->va_key = sim_fl_calloc(nv, sizeof(int32_t), ok);
+        f->va_touch = sim_fl_calloc((size_t)net->P * net->V, sizeof(int32_t), ok);
+    }
     if (!*ok)
         return SIM_ERR_NOMEM;
+    for (size_t iv = 0; f->va_cand && iv < nv; iv++)
+        f->va_cand[iv] = -1;
     for (size_t iv = 0; iv < nv; iv++) {
         f->ivc[iv].fpkt = -1;
         f->ivc[iv].ov = -1;
@@ -251,7 +267,8 @@ void sim_flit_free(struct sim_net *net)
     void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->omap, f->onext,
                      f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
-                     f->va_need, f->nd, f->ej };
+                     f->va_need, f->nd, f->ej, f->va_rr, f->va_cand, f->va_key, f->va_touch,
+                     f->sa_ptr };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
     free(f);
@@ -517,12 +534,34 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
 
 /* ---- routing, VC allocation, switch allocation ---- */
 
+/* Input VC iv (port ipi, VC vc) takes its routed output VC. */
+static inline void sim_fl_va_grant(struct sim_fl *f, int r, int ipi, int vc, int iv)
+{
+    struct fl_ivc *q = &f->ivc[iv];
+    f->ovc[q->ov].owner = iv;
+    f->act[ipi] |= (uint8_t)(1u << vc);
+    sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
+    f->va_need[r]--;
+    if (f->cred[q->ov] > 0)
+        sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
+    else
+        f->cblk[ipi] |= (uint8_t)(1u << vc);
+}
+
+/* VC allocation.  Default: requesters are served in input-port order
+ * rotated to start at (t mod P), lowest VC first, each taking its output
+ * VC if free.  --va rr (BookSim's separable allocator with round-robin
+ * arbiters): a free output VC goes to the requester of this cycle nearest
+ * at or after its priority pointer in router-local input VC order, and the
+ * pointer moves past the winner, so persistent waiters are served in turn.
+ * --va fixed: the default's order without the rotation (port 0 first). */
 static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
 {
     struct sim_fl *f = net->fl;
     if (f->va_need[r] == 0)
         return;
-    int P = net->P, V = net->V, start = (int)(t % P);
+    int P = net->P, V = net->V, ntouch = 0;
+    int start = net->cfg.va_rr == 2 ? 0 : (int)(t % P);
     /* Ports in rotating order (no favourite); VA at a port changes only
      * that port's masks, so the snapshot of the bitmap stays exact. */
     for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, start); pb; pb &= pb - 1) {
@@ -552,15 +591,27 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
                 oc->whead = iv;
                 continue;
             }
-            oc->owner = iv;
-            f->act[ipi] |= (uint8_t)(1u << vc);
-            sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
-            f->va_need[r]--;
-            if (f->cred[q->ov] > 0)
-                sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
-            else
-                f->cblk[ipi] |= (uint8_t)(1u << vc);
+            if (f->va_rr) {
+                int key = iv - r * P * V - f->va_rr[q->ov];
+                if (key < 0)
+                    key += P * V;
+                if (f->va_cand[q->ov] < 0) {
+                    f->va_touch[ntouch++] = q->ov;
+                } else if (key >= f->va_key[q->ov]) {
+                    continue;
+                }
+                f->va_cand[q->ov] = iv;
+                f->va_key[q->ov] = key;
+                continue;
+            }
+            sim_fl_va_grant(f, r, ipi, vc, iv);
         }
+    }
+    for (int i = 0; i < ntouch; i++) { /* --va rr: grant the winners */
+        int ov = f->va_touch[i], iv = f->va_cand[ov], loc = iv - r * P * V;
+        f->va_cand[ov] = -1;
+        f->va_rr[ov] = loc + 1 == P * V ? 0 : loc + 1;
+        sim_fl_va_grant(f, r, iv / V, iv % V, iv);
     }
 }
 
@@ -649,6 +700,46 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
 /* One switch sub-cycle: each input offers one flit (round robin over its
  * VCs that may cross); it goes if its output has not taken a flit in this
  * sub-cycle. */
+/* --sa rr: one round of BookSim's separable input-first allocator with
+ * round-robin arbiters.  Each input port offers the first VC that may
+ * cross in round-robin order from its pointer (not knowing which outputs
+ * are taken); each output port grants the offering input nearest at or
+ * after its own pointer; both pointers move past a grant. */
+static void sim_fl_switch_rr(struct sim_net *net, int64_t t, int r)
+{
+    struct sim_fl *f = net->fl;
+    int P = net->P, V = net->V;
+    int cand[64], key[64], cvc[64], outs[64], nout = 0;
+    for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0); pb; pb &= pb - 1) {
+        int port = __builtin_ctzll(pb), ipi = r * P + port;
+        uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]];
+        if (!sq)
+            continue;
+        int vc = (int)(sq & 15) - 1, o = f->omap[ipi * V + vc];
+        int k = port - f->sa_ptr[r * P + o];
+        if (k < 0)
+            k += P;
+        int i;
+        for (i = 0; i < nout && outs[i] != o; i++)
+            ;
+        if (i == nout) {
+            outs[nout++] = o;
+            cand[o] = -1;
+        }
+        if (cand[o] < 0 || k < key[o]) {
+            cand[o] = port;
+            key[o] = k;
+            cvc[o] = vc;
+        }
+    }
+    for (int i = 0; i < nout; i++) {
+        int o = outs[i], port = cand[o], vc = cvc[o], ipi = r * P + port;
+        f->sa_ptr[r * P + o] = (uint8_t)(port + 1 < P ? port + 1 : 0);
+        f->rr_in[ipi] = (uint8_t)(vc + 1 < V ? vc + 1 : 0);
+        sim_fl_traverse(net, t, r, ipi, vc, ipi * V + vc);
+    }
+}
+
 static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int start)
 {
     struct sim_fl *f = net->fl;
@@ -752,6 +843,11 @@ void sim_flit_cycle(struct sim_net *net, int64_t t)
         if (r + 2 < net->R)
             sim_fl_prefetch_route(net, r + 2);
         sim_fl_route_va(net, t, r);
+        if (f->sa_ptr) {
+            for (int s = 0; s < subs; s++)
+                sim_fl_switch_rr(net, t, r);
+            continue;
+        }
         for (int s = 0; s < subs; s++)
             sim_fl_switch(net, t, r, s < 4 ? start[s] : (int)((t + s) % P));
     }

@@ -20,8 +20,13 @@ static void sim_usage(void)
          "  --seed S --warmup C --iter C --max-cycles C --tol X --min-iters N\n"
          "  --booksim                BookSim validation preset (ugal, 3 global VCs, perm)\n"
          "  --flit                   flit-level reference mode (slow; validates the default)\n"
+         "  --va rotate|rr|fixed     flit mode VC allocation: priority rotating by cycle (default),\n"
+         "                           BookSim's round robin per output VC, or fixed port order\n"
+         "  --sa rotate|rr           flit mode switch allocation: greedy in rotating port order\n"
+         "                           (default) or BookSim's separable input-first round robin\n"
          "  --check / --no-check     verify invariants every cycle (default on in debug builds)\n"
-         "  --verbose                per-iteration throughput and a buffer census on stderr");
+         "  --verbose                per-iteration throughput and a buffer census on stderr\n"
+         "  --pairs-out FILE         write the pairing and slow nodes (\"node partner slow\" lines)");
 }
 
 static int sim_parse_enum(const char *v, const char *const *names, int n)
@@ -95,6 +100,16 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--offered")) c->offered = atof(v);
     else if (!strcmp(k, "--speedup")) c->speedup = atof(v);
     else if (!strcmp(k, "--router-delay")) c->router_delay = atoi(v);
+    else if (!strcmp(k, "--sa")) {
+        static const char *const sas[] = { "rotate", "rr" };
+        if ((c->sa_rr = sim_parse_enum(v, sas, 2)) < 0)
+            return SIM_ERR_ARG;
+    }
+    else if (!strcmp(k, "--va")) {
+        static const char *const vas[] = { "rotate", "rr", "fixed" };
+        if ((c->va_rr = sim_parse_enum(v, vas, 3)) < 0)
+            return SIM_ERR_ARG;
+    }
     else if (!strcmp(k, "--buf")) c->buf_flits = atoi(v);
     else if (!strcmp(k, "--slow-frac")) c->slow_frac = atof(v);
     else if (!strcmp(k, "--slow-factor")) c->slow_factor = atoi(v);
@@ -111,6 +126,7 @@ static int sim_parse_value(struct sim_cli *cli, const char *k, const char *v)
     else if (!strcmp(k, "--limits")) return sim_parse_list(v, NULL, cli->fo.limits, &cli->fo.nlimits);
     else if (!strcmp(k, "--seeds")) cli->seeds = atoi(v);
     else if (!strcmp(k, "--out")) cli->out = v;
+    else if (!strcmp(k, "--pairs-out")) c->pairs_out = v;
     else return SIM_ERR_ARG;
     if (c->routing < 0 || c->traffic < 0 || c->vcmode < 0)
         return SIM_ERR_ARG;

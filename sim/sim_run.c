@@ -190,6 +190,18 @@ static int sim_traffic_setup(struct sim_net *net)
     return SIM_OK;
 }
 
+/* The pairing and slow nodes as text, one "node partner slow_factor" line
+ * per node, for running the same configuration in BookSim (sim/booksim/). */
+static int sim_traffic_write(const struct sim_net *net, const char *path)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        return SIM_ERR_IO;
+    for (int n = 0; n < net->N; n++)
+        fprintf(fp, "%d %d %d\n", n, net->node[n].dst, net->node[n].slow);
+    return fclose(fp) == 0 ? SIM_OK : SIM_ERR_IO;
+}
+
 static int sim_net_init(struct sim_net *net, const struct sim_config *cfg)
 {
     memset(net, 0, sizeof(*net));
@@ -207,6 +219,8 @@ static int sim_net_init(struct sim_net *net, const struct sim_config *cfg)
         return st;
     sim_net_reset_state(net);
     st = sim_traffic_setup(net);
+    if (st == SIM_OK && cfg->pairs_out)
+        st = sim_traffic_write(net, cfg->pairs_out);
     if (st != SIM_OK)
         return st;
     if (cfg->flit)
@@ -380,6 +394,12 @@ static int sim_measure(struct sim_net *net, struct sim_result *res)
     }
     int64_t np = net->acc_pkts - p0;
     (void)f0;
+    res->fp.sunk = net->total_sunk;
+    res->fp.flits = net->acc_flits;
+    res->fp.lat = net->lat_sum;
+    res->fp.hops = net->hop_sum;
+    res->fp.nonmin = net->nonmin_pkts;
+    res->fp.rng = net->rng;
     res->cycles = cyc;
     res->latency = np ? (double)(net->lat_sum - l0) / SIM_TPC / np : 0;
     res->hops = np ? (double)(net->hop_sum - h0) / np : 0;

@@ -2,6 +2,7 @@
  * Dragonflies.  Usage: sluice-sim-test <case>; exit 0 on success. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
@@ -172,6 +173,72 @@ static void sim_t_determinism(void)
     SIM_EXPECT(r1.latency != r3.latency, "seeds 1 and 2 gave identical runs");
 }
 
+/* Stored fingerprints: both engines must reproduce, bit for bit, the runs
+ * recorded from the engines of the sim-fidelity branch (before any speed
+ * work).  Each case is a fixed-length run (no convergence stop) with slow
+ * nodes under PAR; a mismatch means an engine change altered results.
+ * SIM_FP_PRINT=1 in the environment prints the table rows of the current
+ * engines instead of checking (to record them after an intended change). */
+struct sim_t_fp {
+    int flit, a, p, h, cc, limit, fecn_aggr;
+    double slow_frac;
+    int slow_factor;
+    int64_t cycles;
+    struct sim_fingerprint fp;
+};
+
+static const struct sim_t_fp sim_t_fps[] = {
+#include "sim_test_fp.h"
+};
+
+static void sim_t_fingerprint(void)
+{
+    int print = getenv("SIM_FP_PRINT") != NULL;
+    int n = (int)(sizeof(sim_t_fps) / sizeof(sim_t_fps[0]));
+    for (int i = 0; i < n; i++) {
+        const struct sim_t_fp *e = &sim_t_fps[i];
+        struct sim_config c;
+        struct sim_result r;
+        sim_t_config(&c, e->a, e->p, e->h);
+        c.check = 0;
+        c.flit = e->flit;
+        c.warmup = 1000;
+        c.iter = 1000;
+        c.max_cycles = e->cycles;
+        c.conv_tol = -1; /* never converged: run exactly e->cycles */
+        c.slow_frac = e->slow_frac;
+        c.slow_factor = e->slow_factor;
+        c.cc = e->cc;
+        c.rdrp_limit = e->limit;
+        if (e->fecn_aggr) {
+            c.fecn_mult = 2.0;
+            c.becn_decay_cycles = 50;
+        }
+        if (sim_t_run(&c, &r) != SIM_OK)
+            continue;
+        const struct sim_fingerprint *f = &r.fp, *w = &e->fp;
+        if (print) {
+            printf("    { %d, %d, %d, %d, %d, %d, %d, %g, %d, %lld,\n"
+                   "      { %lld, %lld, %lld, %lld, %lld, 0x%016llxULL } },\n",
+                   e->flit, e->a, e->p, e->h, e->cc, e->limit, e->fecn_aggr, e->slow_frac,
+                   e->slow_factor, (long long)e->cycles, (long long)f->sunk,
+                   (long long)f->flits, (long long)f->lat, (long long)f->hops,
+                   (long long)f->nonmin, (unsigned long long)f->rng);
+            continue;
+        }
+        SIM_EXPECT(r.cycles == e->cycles, "case %d ran %lld cycles", i, (long long)r.cycles);
+        SIM_EXPECT(f->sunk == w->sunk && f->flits == w->flits && f->lat == w->lat &&
+                       f->hops == w->hops && f->nonmin == w->nonmin && f->rng == w->rng,
+                   "case %d (%s): sunk %lld flits %lld lat %lld hops %lld nonmin %lld rng %016llx,"
+                   " stored %lld %lld %lld %lld %lld %016llx",
+                   i, e->flit ? "flit" : "packet", (long long)f->sunk, (long long)f->flits,
+                   (long long)f->lat, (long long)f->hops, (long long)f->nonmin,
+                   (unsigned long long)f->rng, (long long)w->sunk, (long long)w->flits,
+                   (long long)w->lat, (long long)w->hops, (long long)w->nonmin,
+                   (unsigned long long)w->rng);
+    }
+}
+
 /* BookSim validation preset below saturation delivers what is offered. */
 static void sim_t_booksim_low_load(void)
 {
@@ -250,6 +317,42 @@ static void sim_t_flit_invariants(void)
     }
 }
 
+/* The flit engine's optional allocators (--va rr|fixed, --sa rr): the
+ * hand-checked slow-pair answer (1 + 1/4) / 2, and a 72-node PAR network
+ * with slow nodes under every congestion control with all invariants
+ * checked every cycle. */
+static void sim_t_flit_allocators(void)
+{
+    int vas[] = { 1, 2, 1 }, sas[] = { 1, 0, 0 };
+    int ccs[] = { SIM_CC_NONE, SIM_CC_FECN, SIM_CC_RDRP };
+    for (int a = 0; a < 3; a++) {
+        struct sim_config c;
+        struct sim_result r;
+        sim_t_config(&c, 1, 2, 0);
+        c.flit = 1;
+        c.va_rr = vas[a];
+        c.sa_rr = sas[a];
+        c.slow_frac = 0.5;
+        c.slow_factor = 4;
+        sim_t_run(&c, &r);
+        SIM_EXPECT(fabs(r.throughput - 0.625) < 0.01, "va %d sa %d: throughput %.4f want 0.625",
+                   vas[a], sas[a], r.throughput);
+        for (int i = 0; i < 3; i++) {
+            sim_t_config(&c, 4, 2, 2);
+            c.flit = 1;
+            c.va_rr = vas[a];
+            c.sa_rr = sas[a];
+            c.cc = ccs[i];
+            c.slow_frac = 0.05;
+            c.slow_factor = 8;
+            c.max_cycles = 8000;
+            sim_t_run(&c, &r);
+            SIM_EXPECT(r.throughput > 0.05, "va %d sa %d cc %d: throughput %.4f", vas[a], sas[a],
+                       ccs[i], r.throughput);
+        }
+    }
+}
+
 /* Packet and flit modes agree without slow nodes (72 nodes, PAR). */
 static void sim_t_modes_agree(void)
 {
@@ -284,6 +387,8 @@ static const struct sim_t_case sim_t_cases[] = {
     { "flit_two_groups", sim_t_flit_two_groups },
     { "flit_invariants", sim_t_flit_invariants },
     { "modes_agree", sim_t_modes_agree },
+    { "fingerprint", sim_t_fingerprint },
+    { "flit_allocators", sim_t_flit_allocators },
 };
 
 int main(int argc, char **argv)
