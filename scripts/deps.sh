@@ -3,9 +3,9 @@
 # (skips apt entirely when everything is already there).
 #   build: gcc, make, cmake          tests: mpich (Hydra launcher, PMI-1 peer)
 #   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh), libfftw3-dev (bench/fft3d.c)
-#   simulator figures: gnuplot-nox
+#   simulator figures: gnuplot-nox; the BookSim cross-check (sim/booksim): flex, bison
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
