@@ -31,11 +31,10 @@ struct coll_run {
     p2p_req_t **req;     /* send/recv vertices in flight */
     coll_pend_t *pend;   /* one per vertex, for p2p's watch */
     uint32_t left;       /* vertices not completed */
-    uint32_t inflight;   /* p2p operations not collected */
     uint32_t xfers;      /* sends and receives started */
     sl_status_t err;
     int op_err;
-    bool done, async, started;
+    bool done, async;
     coll_done_fn on_done;
     void *on_done_arg;
     p2p_req_t *hint;     /* a receive in flight, for p2p_wait_flag */
@@ -168,7 +167,6 @@ static void start_xfer(coll_run_t *r, uint32_t v)
         return;
     }
     r->req[v] = q;
-    r->inflight++;
     r->xfers++;
     if (x->kind == CV_RECV) r->hint = q;
     if (!p2p_watch(q, on_p2p_done, &r->pend[v])) on_p2p_done(&r->pend[v]);
@@ -208,7 +206,6 @@ static void collect(coll_pend_t *p)
     p2p_req_t *q = r->req[p->v];
     p2p_status_t st;
     r->req[p->v] = NULL;
-    r->inflight--;
     if (r->hint == q) r->hint = NULL;
     if (!p2p_test(q, &st)) { /* cannot happen: it reported completion */
         fail(r, SL_ERR_PROTO);

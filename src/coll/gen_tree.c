@@ -38,10 +38,9 @@ size_t coll_seg_of(const coll_alg_t *a, size_t len, size_t unit, size_t *nseg)
 
 /* ---- Bcast ------------------------------------------------------------------------------------ */
 
-/* The tree broadcast of RBUF[off, off + len) from virtual root 0 of the
- * n ranks mapped by root; tags from tag0. */
-static sl_status_t bcast_tree(coll_sched_t *s, const coll_alg_t *a, size_t off0, size_t len,
-                              int root, uint32_t tag0, int after)
+/* The tree broadcast of RBUF's len bytes from virtual root 0 of the n
+ * ranks mapped by root; segment i is tagged i. */
+static sl_status_t bcast_tree(coll_sched_t *s, const coll_alg_t *a, size_t len, int root)
 {
     int n = s->size;
     coll_tree_t t;
@@ -52,16 +51,11 @@ static sl_status_t bcast_tree(coll_sched_t *s, const coll_alg_t *a, size_t off0,
     if (t.nchild && !sent) return SL_ERR_NOMEM;
     for (size_t i = 0; i < nseg; i++) {
         size_t off = i * seg, l = len - off < seg ? len - off : seg;
-        coll_ref_t buf = COLL_REF(COLL_RBUF, off0 + off);
-        int rv = -1;
-        if (t.parent >= 0) {
-            rv = cs_recv(s, buf, l, real(t.parent, root, n), tag0 + (uint32_t)i);
-            cs_dep(s, after, rv);
-        }
+        coll_ref_t buf = COLL_REF(COLL_RBUF, off);
+        int rv = t.parent >= 0 ? cs_recv(s, buf, l, real(t.parent, root, n), (uint32_t)i) : -1;
         for (int c = 0; c < t.nchild; c++) {
-            int sv = cs_send(s, buf, l, real(t.child[c], root, n), tag0 + (uint32_t)i);
+            int sv = cs_send(s, buf, l, real(t.child[c], root, n), (uint32_t)i);
             cs_dep(s, rv, sv);
-            cs_dep(s, after, sv);
             if (i >= w) cs_dep(s, sent[(size_t)c * nseg + i - w], sv);
             sent[(size_t)c * nseg + i] = sv;
         }
@@ -127,7 +121,7 @@ sl_status_t cg_bcast(coll_sched_t *s, const coll_alg_t *a, size_t len, int root)
     if (s->size == 1) return SL_OK;
     if (a->variant == CA_SCATTER_ALLGATHER) return bcast_scatter_allgather(s, len, root);
     if (a->variant > CA_FLAT) return SL_ERR_INVALID;
-    return bcast_tree(s, a, 0, len, root, 0, -1);
+    return bcast_tree(s, a, len, root);
 }
 
 /* ---- Reduce ----------------------------------------------------------------------------------- */

@@ -262,15 +262,10 @@ int mcoll_error(const mcoll_t *m)
     }
 }
 
-static bool async_on(void)
-{
-    return coll_async_running();
-}
-
 int mcoll_start(mcoll_t *m)
 {
     pack_in(m);
-    sl_status_t st = coll_run_start(m->run, m->seq, async_on());
+    sl_status_t st = coll_run_start(m->run, m->seq, coll_async_running());
     return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 

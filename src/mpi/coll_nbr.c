@@ -113,10 +113,7 @@ static int nb_any(const nb_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Requ
         mcoll_free(m);
         free(sts);
         free(rts);
-        free(keep->nb.in);
-        free(keep->ones);
-        free(keep->idx);
-        free(keep);
+        mcoll_nbr_free(keep);
         return err;
     }
     m->lay = (coll_layout_t){m->off, m->len};

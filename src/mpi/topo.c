@@ -301,6 +301,26 @@ static int cart_rank(const mtopo_t *t, const int *coords)
     return r;
 }
 
+/* The ranks disp steps below and above rank along direction (MPI_PROC_NULL
+ * past a non-periodic edge): ends[0] the source, ends[1] the destination
+ * of MPI_Cart_shift.  coords: scratch of ndims ints. */
+static void cart_shift(const mtopo_t *t, int rank, int direction, int disp, int *coords,
+                       int ends[2])
+{
+    int d = t->v[direction];
+    for (int k = 0; k < 2; k++) {
+        cart_coords(t, rank, coords);
+        long long x = (long long)coords[direction] + (k ? disp : -(long long)disp);
+        if (t->v[t->ndims + direction]) x = (x % d + d) % d;
+        if (x < 0 || x >= d) {
+            ends[k] = MPI_PROC_NULL;
+            continue;
+        }
+        coords[direction] = (int)x;
+        ends[k] = cart_rank(t, coords);
+    }
+}
+
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *comm_cart)
 {
@@ -408,21 +428,9 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
     if (!rank_source || !rank_dest) return mpi_err(c, MPI_ERR_ARG, fn, "NULL argument");
     if (direction < 0 || direction >= t->ndims)
         return mpi_err(c, MPI_ERR_ARG, fn, "direction outside the dimensions");
-    int *coords = malloc(sizeof(int) * (size_t)t->ndims);
+    int *coords = malloc(sizeof(int) * (size_t)t->ndims), ends[2];
     if (!coords) return mpi_err(c, MPI_ERR_NO_MEM, fn, NULL);
-    cart_coords(t, c->rank, coords);
-    int d = t->v[direction], me = coords[direction], ends[2];
-    long long to[2] = {(long long)me - disp, (long long)me + disp}; /* source, destination */
-    for (int k = 0; k < 2; k++) {
-        long long x = to[k];
-        if (t->v[t->ndims + direction]) x = (x % d + d) % d;
-        if (x < 0 || x >= d) {
-            ends[k] = MPI_PROC_NULL;
-            continue;
-        }
-        coords[direction] = (int)x;
-        ends[k] = cart_rank(t, coords);
-    }
+    cart_shift(t, c->rank, direction, disp, coords, ends);
     free(coords);
     *rank_source = ends[0];
     *rank_dest = ends[1];
@@ -901,22 +909,7 @@ int mtopo_neighbors(const mcomm_t *c, mtopo_nbrs_t *nb)
         nin = nout = 2 * t->ndims;
         cart = malloc(sizeof(int) * (size_t)(nin ? nin : 1) + sizeof(int) * (size_t)(t->ndims + 1));
         if (!cart) return MPI_ERR_NO_MEM;
-        int *coords = cart + nin;
-        for (int d = 0; d < t->ndims; d++) {
-            for (int k = 0; k < 2; k++) {
-                cart_coords(t, c->rank, coords);
-                long x = coords[d] + (k ? 1 : -1), dim = t->v[d];
-                if (x < 0 || x >= dim) {
-                    if (!t->v[t->ndims + d]) {
-                        cart[2 * d + k] = MPI_PROC_NULL;
-                        continue;
-                    }
-                    x = (x % dim + dim) % dim;
-                }
-                coords[d] = (int)x;
-                cart[2 * d + k] = cart_rank(t, coords);
-            }
-        }
+        for (int d = 0; d < t->ndims; d++) cart_shift(t, c->rank, d, 1, cart + nin, cart + 2 * d);
         in = out = cart;
     } else if (t->kind == MPI_GRAPH) {
         int lo = c->rank ? t->v[c->rank - 1] : 0;
