@@ -44,67 +44,62 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 /* ---- Bcast ------------------------------------------------------------------------------------ */
 
-static int bcast_any(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                     mcoll_mode_t mode, MPI_Request *req, const char *fname)
+typedef struct bcast_call {
+    void *buf;
+    int count;
+    MPI_Datatype dt;
+    int root;
+} bcast_call_t;
+
+static int bcast_any(const bcast_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req,
+                     const char *fname)
 {
     mcomm_t *c;
     mdt_type_t *t;
     int err = mcoll_check_comm(comm, &c, fname);
-    if (!err) err = mcoll_check_buf(c, buf, count, dt, &t, false, fname);
-    if (!err) err = mcoll_check_root(c, root, fname);
+    if (!err) err = mcoll_check_buf(c, k->buf, k->count, k->dt, &t, false, fname);
+    if (!err) err = mcoll_check_root(c, k->root, fname);
     if (err) return err;
     if (mode != MCOLL_BLOCKING && !req) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
     mcoll_t *m = mcoll_new(c);
     if (!m) return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
-    bool is_root = c->rank == root;
-    if (mcoll_side(m, COLL_RBUF, buf, count, t, is_root, !is_root)) {
+    bool is_root = c->rank == k->root;
+    if (mcoll_side(m, COLL_RBUF, k->buf, k->count, t, is_root, !is_root)) {
         mcoll_free(m);
         return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     }
-    m->args = (coll_args_t){.kind = COLL_BCAST, .root = root,
-                            .count = (size_t)count * (size_t)t->size};
+    m->args = (coll_args_t){.kind = COLL_BCAST, .root = k->root,
+                            .count = (size_t)k->count * (size_t)t->size};
     return mcoll_launch(m, mode, req, fname);
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    MPI_CHECK_STATE("MPI_Bcast");
-    return bcast_any(buffer, count, datatype, root, comm, MCOLL_BLOCKING, NULL, "MPI_Bcast");
-}
-
-int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-               MPI_Request *request)
-{
-    mcoll_async_prepare();
-    MPI_CHECK_STATE("MPI_Ibcast");
-    return bcast_any(buffer, count, datatype, root, comm, MCOLL_NB, request, "MPI_Ibcast");
-}
-
-int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                   MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    mcoll_async_prepare();
-    MPI_CHECK_STATE("MPI_Bcast_init");
-    return bcast_any(buffer, count, datatype, root, comm, MCOLL_PERSISTENT, request,
-                     "MPI_Bcast_init");
-}
+MCOLL_FORMS(Bcast, Ibcast,
+            (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+            bcast_call_t, (.buf = buffer, .count = count, .dt = datatype, .root = root), bcast_any)
 
 /* ---- the reductions --------------------------------------------------------------------------- */
 
-/* What a reduction call passes: its kind, and root for MPI_Reduce. */
+/* A reduction call: its kind and arguments (root for MPI_Reduce; the
+ * receive counts for Reduce_scatter, one count for the block form). */
 typedef struct red_call {
     coll_kind_t kind;
     bool exclusive;
+    const void *sbuf;
+    void *rbuf;
+    int count;
+    MPI_Datatype dt;
+    MPI_Op op;
     int root;
-    const int *counts; /* reduce_scatter: recvcounts; NULL for the block form */
+    bool block;        /* reduce_scatter_block */
+    const int *counts; /* reduce_scatter: recvcounts */
     int bcount;        /* reduce_scatter_block: recvcount */
 } red_call_t;
 
-static int red_check(mcomm_t *c, const red_call_t *k, const void *sbuf, const void *rbuf,
-                     int count, MPI_Datatype dt, MPI_Op op, mdt_type_t **t, mop_plan_t *p,
+static int red_check(mcomm_t *c, const red_call_t *k, int count, mdt_type_t **t, mop_plan_t *p,
                      const char *fname)
 {
+    const void *sbuf = k->sbuf, *rbuf = k->rbuf;
+    MPI_Datatype dt = k->dt;
     bool root_only = k->kind == COLL_REDUCE, is_root = !root_only || c->rank == k->root;
     if (root_only) {
         int err = mcoll_check_root(c, k->root, fname);
@@ -118,7 +113,7 @@ static int red_check(mcomm_t *c, const red_call_t *k, const void *sbuf, const vo
         return mpi_err(c, MPI_ERR_BUFFER, fname, "the receive buffer cannot be MPI_IN_PLACE");
     if (is_root && !rbuf && count && (*t)->size && MDT_IS_BUILTIN(dt))
         return mpi_err(c, MPI_ERR_BUFFER, fname, "NULL receive buffer");
-    if (mop_plan(op, *t, dt, p) != MPI_SUCCESS)
+    if (mop_plan(k->op, *t, dt, p) != MPI_SUCCESS)
         return mpi_err(c, MPI_ERR_OP, fname,
                        "invalid op, or an op that does not apply to the datatype");
     if (is_root && count && (*t)->size && sbuf == rbuf && k->kind != COLL_REDUCE_SCATTER)
@@ -126,16 +121,19 @@ static int red_check(mcomm_t *c, const red_call_t *k, const void *sbuf, const vo
     return MPI_SUCCESS;
 }
 
-static int red_any(const red_call_t *k, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                   MPI_Op op, MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req, const char *fname)
+static int red_any(const red_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req,
+                   const char *fname)
 {
     mcomm_t *c;
     mdt_type_t *t;
     mop_plan_t p;
+    int count = k->count;
+    if (k->kind == COLL_REDUCE_SCATTER && !k->block && !k->counts)
+        return mpi_err(NULL, MPI_ERR_ARG, fname, "recvcounts is NULL");
     int err = mcoll_check_comm(comm, &c, fname);
     if (err) return err;
     if (k->kind == COLL_REDUCE_SCATTER) { /* count: the whole vector */
-        if (k->counts) {
+        if (!k->block) {
             count = 0;
             for (int i = 0; i < c->size; i++) {
                 if (k->counts[i] < 0) return mpi_err(c, MPI_ERR_COUNT, fname, "negative count");
@@ -146,11 +144,11 @@ static int red_any(const red_call_t *k, const void *sbuf, void *rbuf, int count,
             count = k->bcount * c->size;
         }
     }
-    if ((err = red_check(c, k, sbuf, rbuf, count, dt, op, &t, &p, fname))) return err;
+    if ((err = red_check(c, k, count, &t, &p, fname))) return err;
     if (mode != MCOLL_BLOCKING && !req) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
     mcoll_t *m = mcoll_new(c);
     if (!m) return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
-    bool inplace = sbuf == MPI_IN_PLACE;
+    bool inplace = k->sbuf == MPI_IN_PLACE;
     bool is_root = k->kind != COLL_REDUCE || c->rank == k->root;
     bool out = is_root && !(k->exclusive && c->rank == 0);
     int mine = count;
@@ -159,14 +157,15 @@ static int red_any(const red_call_t *k, const void *sbuf, void *rbuf, int count,
     if (k->kind == COLL_REDUCE_SCATTER) {
         if (!(m->counts = malloc(sizeof(size_t) * (size_t)c->size))) err = MPI_ERR_NO_MEM;
         for (int i = 0; !err && i < c->size; i++)
-            m->counts[i] = (size_t)(k->counts ? k->counts[i] : k->bcount);
+            m->counts[i] = (size_t)(k->block ? k->bcount : k->counts[i]);
         m->args.counts = m->counts;
-        m->uniform = !k->counts; /* the block form: counts follow from count */
-        mine = inplace ? count : (k->counts ? k->counts[c->rank] : k->bcount);
+        m->uniform = k->block; /* the block form: counts follow from count */
+        mine = inplace ? count : (k->block ? k->bcount : k->counts[c->rank]);
     }
     mcoll_set_op(m, &p);
-    if (!err && !inplace) err = mcoll_side(m, COLL_SBUF, (void *)(uintptr_t)sbuf, count, t, true, false);
-    if (!err && (is_root || inplace)) err = mcoll_side(m, COLL_RBUF, rbuf, mine, t, inplace, out);
+    if (!err && !inplace)
+        err = mcoll_side(m, COLL_SBUF, (void *)(uintptr_t)k->sbuf, count, t, true, false);
+    if (!err && (is_root || inplace)) err = mcoll_side(m, COLL_RBUF, k->rbuf, mine, t, inplace, out);
     if (err) {
         mcoll_free(m);
         return mpi_err(c, err, fname, NULL);
@@ -174,105 +173,35 @@ static int red_any(const red_call_t *k, const void *sbuf, void *rbuf, int count,
     return mcoll_launch(m, mode, req, fname);
 }
 
-#define RED_FORMS(Name, IName, kindv, excl) \
-    int MPI_##Name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,        \
-                   MPI_Op op, MPI_Comm comm)                                                    \
-    {                                                                                           \
-        MPI_CHECK_STATE("MPI_" #Name);                                                          \
-        red_call_t k = {.kind = kindv, .exclusive = excl};                                      \
-        return red_any(&k, sendbuf, recvbuf, count, datatype, op, comm, MCOLL_BLOCKING, NULL,   \
-                       "MPI_" #Name);                                                           \
-    }                                                                                           \
-    int MPI_##IName(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,       \
-                    MPI_Op op, MPI_Comm comm, MPI_Request *request)                             \
-    {                                                                                           \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #IName);                                                         \
-        red_call_t k = {.kind = kindv, .exclusive = excl};                                      \
-        return red_any(&k, sendbuf, recvbuf, count, datatype, op, comm, MCOLL_NB, request,      \
-                       "MPI_" #IName);                                                          \
-    }                                                                                           \
-    int MPI_##Name##_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
-                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)        \
-    {                                                                                           \
-        (void)info;                                                                             \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #Name "_init");                                                  \
-        red_call_t k = {.kind = kindv, .exclusive = excl};                                      \
-        return red_any(&k, sendbuf, recvbuf, count, datatype, op, comm, MCOLL_PERSISTENT,       \
-                       request, "MPI_" #Name "_init");                                          \
-    }
-
-RED_FORMS(Allreduce, Iallreduce, COLL_ALLREDUCE, false)
-RED_FORMS(Scan, Iscan, COLL_SCAN, false)
-RED_FORMS(Exscan, Iexscan, COLL_SCAN, true)
-
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
-{
-    MPI_CHECK_STATE("MPI_Reduce");
-    red_call_t k = {.kind = COLL_REDUCE, .root = root};
-    return red_any(&k, sendbuf, recvbuf, count, datatype, op, comm, MCOLL_BLOCKING, NULL,
-                   "MPI_Reduce");
-}
-
-int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm, MPI_Request *request)
-{
-    mcoll_async_prepare();
-    MPI_CHECK_STATE("MPI_Ireduce");
-    red_call_t k = {.kind = COLL_REDUCE, .root = root};
-    return red_any(&k, sendbuf, recvbuf, count, datatype, op, comm, MCOLL_NB, request,
-                   "MPI_Ireduce");
-}
-
-int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                    MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    mcoll_async_prepare();
-    MPI_CHECK_STATE("MPI_Reduce_init");
-    red_call_t k = {.kind = COLL_REDUCE, .root = root};
-    return red_any(&k, sendbuf, recvbuf, count, datatype, op, comm, MCOLL_PERSISTENT, request,
-                   "MPI_Reduce_init");
-}
-
-#define RS_FORMS(Name, IName, cparam, setk)                                                              \
-    int MPI_##Name(const void *sendbuf, void *recvbuf, cparam, MPI_Datatype datatype, MPI_Op op, \
-                   MPI_Comm comm)                                                               \
-    {                                                                                           \
-        MPI_CHECK_STATE("MPI_" #Name);                                                          \
-        red_call_t k = {.kind = COLL_REDUCE_SCATTER};                                           \
-        setk;                                                                                   \
-        return red_any(&k, sendbuf, recvbuf, 0, datatype, op, comm, MCOLL_BLOCKING, NULL,       \
-                       "MPI_" #Name);                                                           \
-    }                                                                                           \
-    int MPI_##IName(const void *sendbuf, void *recvbuf, cparam, MPI_Datatype datatype,          \
-                    MPI_Op op, MPI_Comm comm, MPI_Request *request)                             \
-    {                                                                                           \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #IName);                                                         \
-        red_call_t k = {.kind = COLL_REDUCE_SCATTER};                                           \
-        setk;                                                                                   \
-        return red_any(&k, sendbuf, recvbuf, 0, datatype, op, comm, MCOLL_NB, request,          \
-                       "MPI_" #IName);                                                          \
-    }                                                                                           \
-    int MPI_##Name##_init(const void *sendbuf, void *recvbuf, cparam, MPI_Datatype datatype,    \
-                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)        \
-    {                                                                                           \
-        (void)info;                                                                             \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #Name "_init");                                                  \
-        red_call_t k = {.kind = COLL_REDUCE_SCATTER};                                           \
-        setk;                                                                                   \
-        return red_any(&k, sendbuf, recvbuf, 0, datatype, op, comm, MCOLL_PERSISTENT, request,  \
-                       "MPI_" #Name "_init");                                                   \
-    }
-
-RS_FORMS(Reduce_scatter, Ireduce_scatter, const int recvcounts[],
-         if (!recvcounts) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Reduce_scatter", "recvcounts is NULL");
-         k.counts = recvcounts)
-RS_FORMS(Reduce_scatter_block, Ireduce_scatter_block, int recvcount, k.bcount = recvcount)
+#define RED_PARAMS                                                                              \
+    (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#define RED_INIT(kindv, excl)                                                                   \
+    (.kind = kindv, .exclusive = excl, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,       \
+     .dt = datatype, .op = op)
+MCOLL_FORMS(Allreduce, Iallreduce, RED_PARAMS, red_call_t, RED_INIT(COLL_ALLREDUCE, false), red_any)
+MCOLL_FORMS(Scan, Iscan, RED_PARAMS, red_call_t, RED_INIT(COLL_SCAN, false), red_any)
+MCOLL_FORMS(Exscan, Iexscan, RED_PARAMS, red_call_t, RED_INIT(COLL_SCAN, true), red_any)
+MCOLL_FORMS(Reduce, Ireduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm),
+            red_call_t,
+            (.kind = COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+             .dt = datatype, .op = op, .root = root),
+            red_any)
+MCOLL_FORMS(Reduce_scatter, Ireduce_scatter,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm),
+            red_call_t,
+            (.kind = COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf, .dt = datatype,
+             .op = op, .counts = recvcounts),
+            red_any)
+MCOLL_FORMS(Reduce_scatter_block, Ireduce_scatter_block,
+            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm),
+            red_call_t,
+            (.kind = COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf, .dt = datatype,
+             .op = op, .block = true, .bcount = recvcount),
+            red_any)
 
 /* inoutbuf = inbuf op inoutbuf, locally (MPI 3.1 §5.9.7). */
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)

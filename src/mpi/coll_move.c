@@ -193,80 +193,74 @@ static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Re
     return err ? err : mcoll_launch(m, mode, req, fname);
 }
 
-#define UNPAREN(...) __VA_ARGS__
-#define MV_FORMS(Name, IName, PARAMS, INIT)                                                             \
-    int MPI_##Name(UNPAREN PARAMS)                                                              \
-    {                                                                                           \
-        MPI_CHECK_STATE("MPI_" #Name);                                                          \
-        mv_call_t k = {UNPAREN INIT};                                                           \
-        return move_any(&k, comm, MCOLL_BLOCKING, NULL, "MPI_" #Name);                          \
-    }                                                                                           \
-    int MPI_##IName(UNPAREN PARAMS, MPI_Request *request)                                       \
-    {                                                                                           \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #IName);                                                         \
-        mv_call_t k = {UNPAREN INIT};                                                           \
-        return move_any(&k, comm, MCOLL_NB, request, "MPI_" #IName);                            \
-    }                                                                                           \
-    int MPI_##Name##_init(UNPAREN PARAMS, MPI_Info info, MPI_Request *request)                  \
-    {                                                                                           \
-        (void)info;                                                                             \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #Name "_init");                                                  \
-        mv_call_t k = {UNPAREN INIT};                                                           \
-        return move_any(&k, comm, MCOLL_PERSISTENT, request, "MPI_" #Name "_init");             \
-    }
-
-MV_FORMS(Gather, Igather,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, int root, MPI_Comm comm),
-         (.kind = COLL_GATHER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
-          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root))
-MV_FORMS(Gatherv, Igatherv,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-          MPI_Comm comm),
-         (.kind = COLL_GATHER, .vform = true, .sbuf = sendbuf, .scount = sendcount,
-          .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
-          .rtype = recvtype, .root = root))
-MV_FORMS(Scatter, Iscatter,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, int root, MPI_Comm comm),
-         (.kind = COLL_SCATTER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
-          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root))
-MV_FORMS(Scatterv, Iscatterv,
-         (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-         (.kind = COLL_SCATTER, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
-          .sdispls = displs, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
-          .rtype = recvtype, .root = root))
-MV_FORMS(Allgather, Iallgather,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm),
-         (.kind = COLL_ALLGATHER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
-          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = -1))
-MV_FORMS(Allgatherv, Iallgatherv,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
-         (.kind = COLL_ALLGATHER, .vform = true, .sbuf = sendbuf, .scount = sendcount,
-          .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
-          .rtype = recvtype, .root = -1))
-MV_FORMS(Alltoall, Ialltoall,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm),
-         (.kind = COLL_ALLTOALL, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
-          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = -1))
-MV_FORMS(Alltoallv, Ialltoallv,
-         (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-          MPI_Comm comm),
-         (.kind = COLL_ALLTOALL, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
-          .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
-          .rdispls = rdispls, .rtype = recvtype, .root = -1))
-MV_FORMS(Alltoallw, Ialltoallw,
-         (const void *sendbuf, const int sendcounts[], const int sdispls[],
-          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
-         (.kind = COLL_ALLTOALL, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
-          .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
-          .rdispls = rdispls, .rtypes = recvtypes, .root = -1))
+MCOLL_FORMS(Gather, Igather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_GATHER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+             .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root),
+            move_any)
+MCOLL_FORMS(Gatherv, Igatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_GATHER, .vform = true, .sbuf = sendbuf, .scount = sendcount,
+             .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
+             .rtype = recvtype, .root = root),
+            move_any)
+MCOLL_FORMS(Scatter, Iscatter,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_SCATTER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+             .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root),
+            move_any)
+MCOLL_FORMS(Scatterv, Iscatterv,
+            (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_SCATTER, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
+             .sdispls = displs, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+             .rtype = recvtype, .root = root),
+            move_any)
+MCOLL_FORMS(Allgather, Iallgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_ALLGATHER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+             .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = -1),
+            move_any)
+MCOLL_FORMS(Allgatherv, Iallgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_ALLGATHER, .vform = true, .sbuf = sendbuf, .scount = sendcount,
+             .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
+             .rtype = recvtype, .root = -1),
+            move_any)
+MCOLL_FORMS(Alltoall, Ialltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_ALLTOALL, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+             .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = -1),
+            move_any)
+MCOLL_FORMS(Alltoallv, Ialltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_ALLTOALL, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
+             .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+             .rdispls = rdispls, .rtype = recvtype, .root = -1),
+            move_any)
+MCOLL_FORMS(Alltoallw, Ialltoallw,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+            mv_call_t,
+            (.kind = COLL_ALLTOALL, .vform = true, .sbuf = sendbuf, .scounts = sendcounts,
+             .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
+             .rdispls = rdispls, .rtypes = recvtypes, .root = -1),
+            move_any)

@@ -146,56 +146,42 @@ void mcoll_nbr_free(void *p)
     free(keep);
 }
 
-#define UNPAREN(...) __VA_ARGS__
-#define NB_FORMS(Name, IName, PARAMS, INIT)                                                      \
-    int MPI_##Name(UNPAREN PARAMS)                                                              \
-    {                                                                                           \
-        MPI_CHECK_STATE("MPI_" #Name);                                                          \
-        nb_call_t k = {UNPAREN INIT};                                                           \
-        return nb_any(&k, comm, MCOLL_BLOCKING, NULL, "MPI_" #Name);                            \
-    }                                                                                           \
-    int MPI_##IName(UNPAREN PARAMS, MPI_Request *request)                                       \
-    {                                                                                           \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #IName);                                                         \
-        nb_call_t k = {UNPAREN INIT};                                                           \
-        return nb_any(&k, comm, MCOLL_NB, request, "MPI_" #IName);                              \
-    }                                                                                           \
-    int MPI_##Name##_init(UNPAREN PARAMS, MPI_Info info, MPI_Request *request)                  \
-    {                                                                                           \
-        (void)info;                                                                             \
-        mcoll_async_prepare();                                                                  \
-        MPI_CHECK_STATE("MPI_" #Name "_init");                                                  \
-        nb_call_t k = {UNPAREN INIT};                                                           \
-        return nb_any(&k, comm, MCOLL_PERSISTENT, request, "MPI_" #Name "_init");               \
-    }
-
-NB_FORMS(Neighbor_allgather, Ineighbor_allgather,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm),
-         (.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-          .rcount = recvcount, .rtype = recvtype))
-NB_FORMS(Neighbor_allgatherv, Ineighbor_allgatherv,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
-         (.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-          .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype))
-NB_FORMS(Neighbor_alltoall, Ineighbor_alltoall,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm),
-         (.alltoall = true, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
-          .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype))
-NB_FORMS(Neighbor_alltoallv, Ineighbor_alltoallv,
-         (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-          MPI_Comm comm),
-         (.alltoall = true, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
-          .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
-          .rtype = recvtype))
-NB_FORMS(Neighbor_alltoallw, Ineighbor_alltoallw,
-         (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
-         (.alltoall = true, .sbuf = sendbuf, .scounts = sendcounts, .sadispls = sdispls,
-          .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .radispls = rdispls,
-          .rtypes = recvtypes))
+MCOLL_FORMS(Neighbor_allgather, Ineighbor_allgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+            nb_call_t,
+            (.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+             .rcount = recvcount, .rtype = recvtype),
+            nb_any)
+MCOLL_FORMS(Neighbor_allgatherv, Ineighbor_allgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+            nb_call_t,
+            (.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+             .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype),
+            nb_any)
+MCOLL_FORMS(Neighbor_alltoall, Ineighbor_alltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+            nb_call_t,
+            (.alltoall = true, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+             .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype),
+            nb_any)
+MCOLL_FORMS(Neighbor_alltoallv, Ineighbor_alltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm),
+            nb_call_t,
+            (.alltoall = true, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+             .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
+             .rtype = recvtype),
+            nb_any)
+MCOLL_FORMS(Neighbor_alltoallw, Ineighbor_alltoallw,
+            (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+            nb_call_t,
+            (.alltoall = true, .sbuf = sendbuf, .scounts = sendcounts, .sadispls = sdispls,
+             .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .radispls = rdispls,
+             .rtypes = recvtypes),
+            nb_any)

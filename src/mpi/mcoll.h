@@ -116,6 +116,35 @@ void mcoll_fini(void);
  * starts the progress thread the first time (outside the lock). */
 void mcoll_async_prepare(void);
 
+/* The three forms of one collective call: MPI_<Name> (blocking),
+ * MPI_<IName> (non-blocking) and MPI_<Name>_init (persistent).  PARAMS is
+ * the blocking call's parameter list in parentheses, ending with
+ * MPI_Comm comm; each form describes its call as CALLT k = {INIT} and
+ * hands it to FN(&k, comm, mode, request, "MPI_..."). */
+#define MCOLL_UNPAREN(...) __VA_ARGS__
+#define MCOLL_FORMS(Name, IName, PARAMS, CALLT, INIT, FN)                                        \
+    int MPI_##Name(MCOLL_UNPAREN PARAMS)                                                        \
+    {                                                                                           \
+        MPI_CHECK_STATE("MPI_" #Name);                                                          \
+        CALLT k = {MCOLL_UNPAREN INIT};                                                         \
+        return FN(&k, comm, MCOLL_BLOCKING, NULL, "MPI_" #Name);                                \
+    }                                                                                           \
+    int MPI_##IName(MCOLL_UNPAREN PARAMS, MPI_Request *request)                                 \
+    {                                                                                           \
+        mcoll_async_prepare();                                                                  \
+        MPI_CHECK_STATE("MPI_" #IName);                                                         \
+        CALLT k = {MCOLL_UNPAREN INIT};                                                         \
+        return FN(&k, comm, MCOLL_NB, request, "MPI_" #IName);                                  \
+    }                                                                                           \
+    int MPI_##Name##_init(MCOLL_UNPAREN PARAMS, MPI_Info info, MPI_Request *request)            \
+    {                                                                                           \
+        (void)info;                                                                             \
+        mcoll_async_prepare();                                                                  \
+        MPI_CHECK_STATE("MPI_" #Name "_init");                                                  \
+        CALLT k = {MCOLL_UNPAREN INIT};                                                         \
+        return FN(&k, comm, MCOLL_PERSISTENT, request, "MPI_" #Name "_init");                   \
+    }
+
 /* Argument checks shared by the collectives. */
 int mcoll_check_comm(MPI_Comm comm, mcomm_t **c, const char *fname);
 int mcoll_check_buf(mcomm_t *c, const void *buf, int count, MPI_Datatype dt, mdt_type_t **t,
