@@ -36,6 +36,14 @@ size_t coll_seg_of(const coll_alg_t *a, size_t len, size_t unit, size_t *nseg)
     return seg;
 }
 
+/* How many virtual ranks node v's subtree spans. */
+static int span_of(coll_tree_kind_t kind, int k, int n, int v)
+{
+    coll_tree_t t;
+    coll_tree(kind, k, n, v, &t);
+    return t.span;
+}
+
 /* ---- Bcast ------------------------------------------------------------------------------------ */
 
 /* The tree broadcast of RBUF's len bytes from virtual root 0 of the n
@@ -84,9 +92,8 @@ static sl_status_t bcast_scatter_allgather(coll_sched_t *s, size_t len, int root
         cs_dep(s, rv, scattered);
     }
     for (int c = 0; c < t.nchild; c++) {
-        coll_tree_t ct;
-        coll_tree(CT_KNOMIAL, 2, n, t.child[c], &ct);
-        size_t clo = PIECE_OFF(t.child[c]), chi = PIECE_OFF(t.child[c] + ct.span);
+        size_t clo = PIECE_OFF(t.child[c]);
+        size_t chi = PIECE_OFF(t.child[c] + span_of(CT_KNOMIAL, 2, n, t.child[c]));
         if (chi <= clo) continue;
         int sv = cs_send(s, COLL_REF(COLL_RBUF, clo), chi - clo, real(t.child[c], root, n), 0);
         cs_dep(s, rv, sv);
@@ -204,6 +211,24 @@ sl_status_t cg_reduce(coll_sched_t *s, const coll_alg_t *a, size_t count, int ro
 
 /* ---- Gather and Scatter ----------------------------------------------------------------------- */
 
+/* Blocks between rank order (at rank) and virtual order (at virt): virtual
+ * [0, n - root) are ranks [root, n), the rest wrap to ranks [0, root).
+ * Both copies depend on after; returns a nop that completes with them. */
+static int rotate(coll_sched_t *s, coll_ref_t rank, coll_ref_t virt, size_t blen, int root,
+                  bool to_virtual, int after)
+{
+    size_t hi = (size_t)(s->size - root) * blen, lo = (size_t)root * blen;
+    coll_ref_t r_hi = COLL_REF_ADD(rank, lo), v_lo = COLL_REF_ADD(virt, hi);
+    int done = cs_nop(s);
+    int a = to_virtual ? cs_copy(s, r_hi, virt, hi) : cs_copy(s, virt, r_hi, hi);
+    int b = to_virtual ? cs_copy(s, rank, v_lo, lo) : cs_copy(s, v_lo, rank, lo);
+    cs_dep(s, after, a);
+    cs_dep(s, after, b);
+    cs_dep(s, a, done);
+    cs_dep(s, b, done);
+    return done;
+}
+
 /* A node of the tree holds its subtree's blocks in virtual rank order: the
  * root in RBUF when root is rank 0 (virtual order is rank order), else in
  * scratch, rotated into RBUF at the end; other nodes in scratch, a leaf
@@ -226,20 +251,13 @@ sl_status_t cg_gather(coll_sched_t *s, const coll_alg_t *a, size_t blen, int roo
     int last = cs_nop(s);
     cs_dep(s, own, last);
     for (int c = 0; c < t.nchild; c++) {
-        coll_tree_t ct;
-        coll_tree(tree_kind(a->variant), a->k, n, t.child[c], &ct);
-        cs_dep(s, cs_recv(s, COLL_REF_ADD(buf, (size_t)(t.child[c] - vr) * blen),
-                          blen * (size_t)ct.span, real(t.child[c], root, n), 0),
+        size_t span = (size_t)span_of(tree_kind(a->variant), a->k, n, t.child[c]);
+        cs_dep(s, cs_recv(s, COLL_REF_ADD(buf, (size_t)(t.child[c] - vr) * blen), blen * span,
+                          real(t.child[c], root, n), 0),
                last);
     }
-    if (!is_root) {
-        cs_dep(s, last, cs_send(s, buf, blen * (size_t)t.span, real(t.parent, root, n), 0));
-    } else if (root != 0) {
-        /* virtual [0, n - root) are ranks [root, n); the rest wrap to 0 */
-        size_t hi = (size_t)(n - root) * blen;
-        cs_dep(s, last, cs_copy(s, buf, COLL_REF(COLL_RBUF, (size_t)root * blen), hi));
-        cs_dep(s, last, cs_copy(s, COLL_REF_ADD(buf, hi), COLL_REF(COLL_RBUF, 0), (size_t)root * blen));
-    }
+    if (!is_root) cs_dep(s, last, cs_send(s, buf, blen * (size_t)t.span, real(t.parent, root, n), 0));
+    else if (root != 0) rotate(s, COLL_REF(COLL_RBUF, 0), buf, blen, root, false, last);
     return SL_OK;
 }
 
@@ -260,21 +278,13 @@ sl_status_t cg_scatter(coll_sched_t *s, const coll_alg_t *a, size_t blen, int ro
         buf = COLL_REF(COLL_SBUF, 0);
     } else {
         buf = COLL_REF(COLL_TMP, cs_tmp(s, blen * (size_t)t.span));
-        if (is_root) { /* rotate into virtual order */
-            size_t hi = (size_t)(n - root) * blen;
-            have = cs_nop(s);
-            cs_dep(s, cs_copy(s, COLL_REF(COLL_SBUF, (size_t)root * blen), buf, hi), have);
-            cs_dep(s, cs_copy(s, COLL_REF(COLL_SBUF, 0), COLL_REF_ADD(buf, hi), (size_t)root * blen),
-                   have);
-        } else {
-            have = cs_recv(s, buf, blen * (size_t)t.span, real(t.parent, root, n), 0);
-        }
+        have = is_root ? rotate(s, COLL_REF(COLL_SBUF, 0), buf, blen, root, true, -1)
+                       : cs_recv(s, buf, blen * (size_t)t.span, real(t.parent, root, n), 0);
     }
     for (int c = 0; c < t.nchild; c++) {
-        coll_tree_t ct;
-        coll_tree(tree_kind(a->variant), a->k, n, t.child[c], &ct);
+        size_t span = (size_t)span_of(tree_kind(a->variant), a->k, n, t.child[c]);
         cs_dep(s, have,
-               cs_send(s, COLL_REF_ADD(buf, (size_t)(t.child[c] - vr) * blen), blen * (size_t)ct.span,
+               cs_send(s, COLL_REF_ADD(buf, (size_t)(t.child[c] - vr) * blen), blen * span,
                        real(t.child[c], root, n), 0));
     }
     if (!(is_root && inplace)) cs_dep(s, have, cs_copy(s, buf, COLL_REF(COLL_RBUF, 0), blen));
