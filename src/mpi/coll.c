@@ -280,16 +280,29 @@ int mcoll_wait(mcoll_t *m)
     return mcoll_error(m);
 }
 
-void mcoll_async_prepare(void)
+/* Whether this process wants the progress thread: decided once, at the
+ * first non-blocking or persistent collective (a setting and a CPU count
+ * read at every such call cost a getenv and a sysconf where the answer was
+ * no). */
+static bool async_wanted(void)
 {
-    if (coll_async_running() || __atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) != 1) return;
+    static int wanted = -1; /* -1 not decided yet; any thread may decide, all agree */
+    int w = __atomic_load_n(&wanted, __ATOMIC_RELAXED);
+    if (w >= 0) return w;
     long on = -1;
-    if (sl_param_int(SL_PARAM_COLL_PROGRESS, &on) != SL_OK || !on) return;
+    if (sl_param_int(SL_PARAM_COLL_PROGRESS, &on) != SL_OK) on = 0;
     /* automatic: not when the ranks oversubscribe the host's CPUs (every
      * rank here is on this host: one host so far).  Measured, 4 ranks on 2
      * CPUs, Iallreduce + Wait: 34-75 us without the thread, 90-240 with */
-    if (on < 0 && mpi_world_size > sysconf(_SC_NPROCESSORS_ONLN)) return;
-    (void)coll_async_start();
+    if (on < 0) on = mpi_world_size <= sysconf(_SC_NPROCESSORS_ONLN);
+    __atomic_store_n(&wanted, on != 0, __ATOMIC_RELAXED);
+    return on != 0;
+}
+
+void mcoll_async_prepare(void)
+{
+    if (coll_async_running() || __atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) != 1) return;
+    if (async_wanted()) (void)coll_async_start();
 }
 
 /* ---- the cache of blocking collectives' schedules -------------------------------------------- */
