@@ -8,6 +8,7 @@
 # usage: [MODES="barrier bcast allreduce ..."] [NP=2] [MAX=4194304] [BIND=core|none]
 #        sh bench/coll_compare.sh [ROUNDS (3)] [BUILD_DIR (build)]
 set -u
+median_awk=$(cat "$(dirname "$0")/median.awk")
 rounds=${1:-3}
 build=${2:-build}
 modes=${MODES:-barrier bcast allreduce alltoall allgather reduce}
@@ -45,13 +46,9 @@ for m in $modes; do
     i*) echo "# $m: overlap % (no MPI_Test while computing) / CPU us in the calls, medians" ;;
     *) echo "# $m: latency us (medians); ratio = median over rounds of sluice / min(mpich, ompi)" ;;
     esac
-    awk -v m="$m" -v names="$names" '
+    awk -v m="$m" -v names="$names" "$median_awk"'
     $2 != m { next }
     { v[$3, $4, $1] = $5; c[$3, $4, $1] = $7; sizes[$4] = 1; rounds[$1] = 1 }
-    function median(a, k,   i, j, t) {
-        for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-        return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-    }
     END {
         n = split(names, nm, " "); nb = substr(m, 1, 1) == "i"
         printf "%9s", "bytes"

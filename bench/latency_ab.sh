@@ -10,6 +10,7 @@
 # ROUND_TRIPS MiB (default 4096), in 8 to 5,000 windows.
 # usage: [MODE=bw] [SIZES=...] sh bench/latency_ab.sh [ROUNDS (5)] [ROUND_TRIPS (100000)] BUILD_DIR...
 set -u
+median_awk=$(cat "$(dirname "$0")/median.awk")
 mode=${MODE:-lat}
 rounds=${1:-5}
 if [ "$mode" = bw ]; then
@@ -56,13 +57,9 @@ for r in $(seq "$rounds"); do
 done > "$tmp/all"
 echo "# $title"
 for sz in $sizes; do
-awk -v sz="$sz" -v fmt="$fmt" '
+awk -v sz="$sz" -v fmt="$fmt" "$median_awk"'
 $2 != sz { next }
 { v[$3, $1] = $4; if (!($3 in seen)) { seen[$3] = 1; names[++n] = $3 } rounds[$1] = 1 }
-function median(a, k,   i, j, t) {
-    for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-}
 END {
     printf "%-28s %8s %8s %8s %12s\n", sz " bytes: build", "median", "min", "max", "/mpich (med)"
     for (x = 1; x <= n; x++) {

@@ -7,6 +7,7 @@
 # higher).  Compare Sluice commits by passing several build dirs.
 # usage: [MODES="lat bw bibw"] [MAX=4194304] [OMPI=1] sh bench/osu_compare.sh [ROUNDS (5)] BUILD_DIR...
 set -u
+median_awk=$(cat "$(dirname "$0")/median.awk")
 rounds=${1:-5}
 shift 2>/dev/null || true
 [ $# -gt 0 ] || set -- build
@@ -48,13 +49,9 @@ for b in "$@"; do i=$((i + 1)); echo "# s$i = $b"; done
 for m in $modes; do
     case $m in lat) what="one-way latency, us" ;; bw) what="bandwidth, MB/s" ;; *) what="bidirectional bandwidth, MB/s" ;; esac
     echo "# $m: $what; $rounds alternated rounds; ratio = median over rounds of Sluice / MPICH"
-    awk -v m="$m" -v names="$names" '
+    awk -v m="$m" -v names="$names" "$median_awk"'
     $2 != m { next }
     { v[$3, $4, $1] = $5; sizes[$4] = 1; rounds[$1] = 1 }
-    function median(a, k,   i, j, t) {
-        for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-        return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-    }
     END {
         n = split(names, nm, " ")
         printf "%9s", "bytes"
