@@ -53,6 +53,12 @@ typedef struct coll_op {
     int (*apply)(const struct coll_op *op, const void *in, void *inout, size_t count);
     size_t esize; /* bytes of one element in the stream */
     bool commute;
+    /* The same reduction as a Portals atomic (op, datatype of the stream's
+     * basic elements of atom_size bytes), which the offload executor needs;
+     * without (user ops, pair types...) reductions run on the host. */
+    bool has_atom;
+    int atom_op, atom_type;
+    size_t atom_size;
 } coll_op_t;
 
 typedef struct coll_vertex {
@@ -126,8 +132,11 @@ void coll_run_bind(coll_run_t *run, const void *sbuf, void *rbuf);
 void coll_run_on_done(coll_run_t *run, coll_done_fn fn, void *arg);
 /* Start the run with collective sequence seq (1..COLL_SEQ_MASK): the
  * vertices without dependencies start now (test-on-init).  async: the
- * progress thread keeps it moving (coll_async_start must have run). */
-sl_status_t coll_run_start(coll_run_t *run, unsigned seq, bool async);
+ * progress thread keeps it moving (coll_async_start must have run).  nb:
+ * a non-blocking or persistent call (every rank of the call says the
+ * same), which SLUICE_COLL_EXECUTOR=auto offloads when it can; an
+ * offloaded run is moved by the Portals engine alone. */
+sl_status_t coll_run_start(coll_run_t *run, unsigned seq, bool async, bool nb);
 /* Progress, then: has the run completed? */
 bool coll_run_test(coll_run_t *run);
 /* Until the run has completed.  Both return its error (SL_OK,
