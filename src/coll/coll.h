@@ -134,8 +134,9 @@ void coll_run_on_done(coll_run_t *run, coll_done_fn fn, void *arg);
  * vertices without dependencies start now (test-on-init).  async: the
  * progress thread keeps it moving (coll_async_start must have run).  nb:
  * a non-blocking or persistent call (every rank of the call says the
- * same), which SLUICE_COLL_EXECUTOR=auto offloads when it can; an
- * offloaded run is moved by the Portals engine alone. */
+ * same), which SLUICE_COLL_EXECUTOR=auto offloads when it can and no
+ * progress thread runs (async false on every rank); an offloaded run is
+ * moved by the Portals engine alone. */
 sl_status_t coll_run_start(coll_run_t *run, unsigned seq, bool async, bool nb);
 /* Progress, then: has the run completed? */
 bool coll_run_test(coll_run_t *run);

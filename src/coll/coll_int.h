@@ -82,7 +82,7 @@ void coll_run_finish(coll_run_t *r);
  * setting, and whether every vertex can be expressed; the answer is the
  * same on every rank of the call)?  Compile and start a run; collect the
  * runs the engine has completed (from coll_progress). */
-bool coll_off_wanted(const coll_sched_t *s, bool nb);
+bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async);
 sl_status_t coll_off_start(coll_run_t *r, unsigned seq);
 int coll_off_collect(void);
 

@@ -218,7 +218,7 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async, bool nb)
 {
     coll_sched_t *s = r->s;
     if (!r->done) return SL_ERR_BUSY;
-    if (s->nv > 0 && coll_off_wanted(s, nb)) return coll_off_start(r, seq);
+    if (s->nv > 0 && coll_off_wanted(s, nb, async)) return coll_off_start(r, seq);
     r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
     r->err = SL_OK;
     r->op_err = 0;

@@ -137,7 +137,8 @@
     X(COLL_EXECUTOR, "SLUICE_COLL_EXECUTOR", STR, "auto", 0, 0,                             \
       "who runs collective schedules: host (the host executor, with the progress thread), "  \
       "offload (compiled onto Portals triggered operations, run by the engine), auto "       \
-      "(offload for non-blocking and persistent collectives that can be offloaded)")         \
+      "(offload for non-blocking and persistent collectives without a reduction when no "    \
+      "progress thread runs, see SLUICE_COLL_PROGRESS; host otherwise)")         \
     X(COLL_DOT, "SLUICE_COLL_DOT", STR, "", 0, 0,                                           \
       "directory: write every collective schedule built as a Graphviz file there")         \
     X(COLL_PROGRESS, "SLUICE_COLL_PROGRESS", INT, "-1", -1, 1,                              \
