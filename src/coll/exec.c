@@ -83,9 +83,11 @@ int coll_run_op_error(const coll_run_t *r)
     return r->op_err;
 }
 
+/* (integer arithmetic: hand-built schedules name absolute addresses as
+ * offsets from a NULL base) */
 static inline void *addr(const coll_run_t *r, coll_ref_t ref)
 {
-    return r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref);
+    return (void *)((uintptr_t)r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref));
 }
 
 /* ---- the cascade ---------------------------------------------------------------------------- */

@@ -91,6 +91,12 @@ static int exec_mode(void)
     return m;
 }
 
+int coll_exec_setting(void)
+{
+    int m = exec_mode();
+    return m == EXEC_HOST ? COLL_EXEC_HOST : m == EXEC_OFFLOAD ? COLL_EXEC_OFFLOAD : COLL_EXEC_SETTING;
+}
+
 /* Every rank of a call builds its own schedule, so the answer may depend
  * only on what they share: the setting, the kind of call, the op and
  * whether the progress thread runs (one decision per host).  auto offloads
@@ -102,7 +108,9 @@ static int exec_mode(void)
  * us against 76-82); docs/COLL.md. */
 bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async)
 {
-    int m = exec_mode();
+    int m = s->exec == COLL_EXEC_HOST      ? EXEC_HOST
+            : s->exec == COLL_EXEC_OFFLOAD ? EXEC_OFFLOAD
+                                           : exec_mode();
     if (m == EXEC_HOST) return false;
     if (s->op && !s->op->has_atom) return false; /* no Portals atomic: host */
     if (m == EXEC_OFFLOAD) return true;
@@ -129,7 +137,7 @@ static inline ptl_match_bits_t mbits(unsigned ctx, unsigned seq, uint32_t id)
 
 static inline void *vaddr(const coll_run_t *r, coll_ref_t ref)
 {
-    return r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref);
+    return (void *)((uintptr_t)r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref));
 }
 
 static void off_free(coll_off_t *o)
