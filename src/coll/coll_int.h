@@ -39,6 +39,7 @@ struct coll_run {
     void *on_done_arg;
     p2p_req_t *hint;     /* a receive in flight, for p2p_wait_flag */
     struct coll_off *off; /* offloaded: its Portals objects (offload.c) */
+    uint32_t starts;      /* offloaded starts (the epoch of persistent runs) */
     struct coll_run *off_next; /* offloaded and complete, not collected yet */
 };
 

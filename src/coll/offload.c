@@ -53,15 +53,22 @@
 
 #define MB_SELF (1ull << 62)
 #define MB_DONE 0xffffffffu
-#define OCC_BITS 15
+/* message ids: kind (2 bits) | tag (17) | epoch (1) | occurrence (12) */
+#define OCC_BITS 12
+#define ID_EPOCH (1u << OCC_BITS)
+#define ID_RTS (1u << 30) /* Fig. 6: ready-to-send */
+#define ID_RTR (2u << 30) /* Fig. 6: ready-to-receive (dropped when its entry is not there) */
 
 typedef struct coll_off {
     uint32_t nv;
     ptl_handle_ct_t *ct, *dct;
     ptl_handle_md_t *md;     /* sends */
-    ptl_handle_me_t *me;     /* reduce entries (persistent: unlinked at the end) */
+    ptl_handle_me_t *me;     /* reduce and Fig. 6 RTS entries (persistent: unlinked at the end) */
     uint32_t *thr;
     uint32_t *id;            /* send/recv: tag << OCC_BITS | occurrence */
+    ptl_me_t *tme;           /* Fig. 6: entries appended by triggers (read when they fire) */
+    ptl_handle_me_t *tmh;    /* ... and their handles */
+    ptl_handle_ct_t *rts;    /* Fig. 6 receives: RTS arrivals + enabled */
     char **shadow;           /* shadow receives */
     ptl_handle_ct_t fin;
     bool fin_ok;
@@ -69,6 +76,7 @@ typedef struct coll_off {
 
 static struct {
     int mode; /* -1 not read yet, else EXEC_* */
+    bool append; /* SLUICE_COLL_OFFLOAD_RNDV=append: Fig. 6 instead of Fig. 5 */
     p2p_nic_t nic;
     ptl_handle_md_t md_all; /* all memory, nothing counted: self puts, notices */
     bool up;
@@ -87,6 +95,10 @@ static int exec_mode(void)
     else if (v && !strcmp(v, "offload")) m = EXEC_OFFLOAD;
     else if (v && *v && strcmp(v, "auto"))
         sl_log_warn("coll: SLUICE_COLL_EXECUTOR=%s is not host, offload or auto: auto", v);
+    const char *p = sl_param_str(SL_PARAM_COLL_OFFLOAD_RNDV);
+    O.append = p && !strcmp(p, "append");
+    if (p && *p && strcmp(p, "append") && strcmp(p, "notice"))
+        sl_log_warn("coll: SLUICE_COLL_OFFLOAD_RNDV=%s is not notice or append: notice", p);
     O.mode = m;
     return m;
 }
@@ -148,6 +160,7 @@ static void off_free(coll_off_t *o)
         if (o->md && o->md[i] != PTL_INVALID_HANDLE) PtlMDRelease(o->md[i]);
         if (o->dct && o->dct[i] != PTL_INVALID_HANDLE && o->dct[i] != o->ct[i]) PtlCTFree(o->dct[i]);
         if (o->ct && o->ct[i] != PTL_INVALID_HANDLE) PtlCTFree(o->ct[i]);
+        if (o->rts && o->rts[i] != PTL_INVALID_HANDLE) PtlCTFree(o->rts[i]);
         if (o->shadow) free(o->shadow[i]);
     }
     if (o->fin_ok) PtlCTFree(o->fin);
@@ -158,6 +171,9 @@ static void off_free(coll_off_t *o)
     free(o->thr);
     free(o->id);
     free(o->shadow);
+    free(o->tme);
+    free(o->tmh);
+    free(o->rts);
     free(o);
 }
 
@@ -172,12 +188,16 @@ static coll_off_t *off_new(uint32_t nv)
     o->thr = calloc(nv, sizeof *o->thr);
     o->id = calloc(nv, sizeof *o->id);
     o->shadow = calloc(nv, sizeof *o->shadow);
-    if (!o->ct || !o->dct || !o->md || !o->me || !o->thr || !o->id || !o->shadow) {
+    o->tme = calloc(nv, sizeof *o->tme);
+    o->tmh = calloc(nv, sizeof *o->tmh);
+    o->rts = malloc(nv * sizeof *o->rts);
+    if (!o->ct || !o->dct || !o->md || !o->me || !o->thr || !o->id || !o->shadow || !o->tme ||
+        !o->tmh || !o->rts) {
         off_free(o);
         return NULL;
     }
     for (uint32_t i = 0; i < nv; i++)
-        o->ct[i] = o->dct[i] = o->md[i] = o->me[i] = PTL_INVALID_HANDLE;
+        o->ct[i] = o->dct[i] = o->md[i] = o->me[i] = o->rts[i] = PTL_INVALID_HANDLE;
     o->nv = nv;
     return o;
 }
@@ -202,19 +222,21 @@ static sl_status_t number_messages(const coll_sched_t *s, coll_off_t *o)
         while (t[h].key && t[h].key != key) h = (h + 1) & (cap - 1);
         t[h].key = key;
         if (t[h].n >= (1u << OCC_BITS)) st = SL_ERR_INVALID;
-        o->id[v] = (x->tag & COLL_TAG_MASK) << OCC_BITS | t[h].n++;
+        o->id[v] = (x->tag & COLL_TAG_MASK) << (OCC_BITS + 1) | t[h].n++;
     }
     free(t);
     return st;
 }
 
+#define ME_QUIET (PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_UNLINK_DISABLE | \
+                  PTL_ME_EVENT_OVER_DISABLE)
+
 static int me_append(ptl_process_t from, void *start, ptl_size_t len, ptl_match_bits_t bits,
                      unsigned opts, ptl_handle_ct_t ct, void *user, ptl_handle_me_t *h)
 {
     ptl_me_t me = {.start = start, .length = len, .ct_handle = ct, .uid = PTL_UID_ANY,
-                   .options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE |
-                              PTL_ME_EVENT_UNLINK_DISABLE | PTL_ME_EVENT_OVER_DISABLE | opts,
-                   .match_id = from, .match_bits = bits, .ignore_bits = 0};
+                   .options = ME_QUIET | opts, .match_id = from, .match_bits = bits,
+                   .ignore_bits = 0};
     ptl_handle_me_t tmp;
     return PtlMEAppend(O.nic.ni, O.nic.pt, &me, PTL_PRIORITY_LIST, user, h ? h : &tmp);
 }
@@ -227,6 +249,15 @@ static size_t atom_piece(const coll_op_t *op)
 }
 
 #define ONCE_CT (PTL_ME_USE_ONCE | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE)
+
+/* A use-once entry counting on ct, to be appended by a trigger */
+static ptl_me_t once_me(ptl_process_t from, void *start, ptl_size_t len, ptl_match_bits_t bits,
+                        ptl_handle_ct_t ct)
+{
+    return (ptl_me_t){.start = start, .length = len, .ct_handle = ct, .uid = PTL_UID_ANY,
+                      .options = ME_QUIET | ONCE_CT, .match_id = from, .match_bits = bits,
+                      .ignore_bits = 0};
+}
 
 /* Step 1: counters, entries and descriptors (nothing leaves the rank). */
 static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
@@ -249,17 +280,35 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
                        .options = PTL_MD_EVENT_CT_SEND, .eq_handle = PTL_EQ_NONE,
                        .ct_handle = o->dct[v]};
         if ((rc = PtlMDBind(O.nic.ni, &md, &o->md[v])) != PTL_OK) return rc;
+        if (O.append) { /* Fig. 6: the RTR entry is appended when the send is enabled */
+            o->tme[v] = once_me(peer, NULL, 0, mbits(r->ctx, seq, o->id[v] | ID_RTR), o->ct[v]);
+            return PTL_OK;
+        }
         /* the receiver's ready notice, perhaps already waiting */
         return me_append(peer, NULL, 0, P2P_COLL_NOTICE | mbits(r->ctx, seq, o->id[v]),
                          ONCE_CT | PTL_ME_EVENT_CT_OVERFLOW, o->ct[v], NULL, NULL);
     }
     case CV_RECV: {
         ptl_match_bits_t bits = mbits(r->ctx, seq, o->id[v]);
+        if (O.append) { /* Fig. 6: RTS arrivals (+ enabled) on rts[v] */
+            /* not use-once: an RTS that came before this entry existed was
+             * dropped, and a use-once entry would then outlive the run and
+             * take the RTS of a later start; unlinked at the end instead */
+            if ((rc = PtlCTAlloc(O.nic.ni, &o->rts[v])) != PTL_OK) return rc;
+            rc = me_append(peer, NULL, 0, mbits(r->ctx, seq, o->id[v] | ID_RTS),
+                           PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE, o->rts[v], NULL,
+                           &o->me[v]);
+            if (rc != PTL_OK) return rc;
+        }
         if (x->ndeps > 0 && x->len <= COLL_OFF_SHADOW) {
             if (!(o->shadow[v] = malloc(x->len ? x->len : 1))) return PTL_NO_SPACE;
             rc = me_append(peer, o->shadow[v], x->len, bits, ONCE_CT, o->ct[v], NULL, NULL);
             if (rc != PTL_OK) return rc;
             return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
+        }
+        if (O.append) { /* the data entry too, when the receive is enabled */
+            o->tme[v] = once_me(peer, vaddr(r, x->a), x->len, bits, o->dct[v]);
+            return PTL_OK;
         }
         return me_append(peer, vaddr(r, x->a), x->len, bits, ONCE_CT, o->dct[v], NULL, NULL);
     }
@@ -276,6 +325,65 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     }
 }
 
+/* A shadow receive: the copy into the buffer once the data and the
+ * dependencies are both there */
+static int copy_shadow(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
+    return PtlTriggeredPut(O.md_all, (ptl_size_t)(uintptr_t)o->shadow[v], x->len, PTL_NO_ACK_REQ,
+                           self, O.nic.pt, MB_SELF | mbits(r->ctx, seq, v), 0, NULL, 0, o->ct[v],
+                           x->ndeps + 1);
+}
+
+/* Fig. 6, the sender: when enabled, append the entry for the receiver's
+ * RTR, then send RTS; the RTR (counted on ct) fires the data. */
+static int arm_send_fig6(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    ptl_process_t peer = {.rank = (ptl_rank_t)x->peer};
+    int rc = PtlTriggeredMEAppend(O.nic.ni, O.nic.pt, &o->tme[v], PTL_PRIORITY_LIST, NULL,
+                                  &o->tmh[v], o->ct[v], x->ndeps);
+    if (rc == PTL_OK)
+        rc = PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, O.nic.pt,
+                             mbits(r->ctx, seq, o->id[v] | ID_RTS), 0, NULL, 0, o->ct[v],
+                             x->ndeps);
+    if (rc == PTL_OK)
+        rc = PtlTriggeredPut(o->md[v], 0, x->len, PTL_NO_ACK_REQ, peer, O.nic.pt,
+                             mbits(r->ctx, seq, o->id[v]), 0, NULL, 0, o->ct[v], x->ndeps + 1);
+    return rc;
+}
+
+/* Fig. 6, the receiver: once ready (at once into a shadow, else when
+ * enabled, after appending the data entry) send RTR; the sender may not
+ * have its RTR entry yet, and then drops it, so an RTS that finds the
+ * receiver ready (rts[v] = 2: arrived + ready) sends it again.  At most
+ * one of the two matches (the entry is used once); the other is dropped. */
+static int arm_recv_fig6(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    ptl_process_t peer = {.rank = (ptl_rank_t)x->peer};
+    ptl_match_bits_t rtr = mbits(r->ctx, seq, o->id[v] | ID_RTR);
+    int rc;
+    if (o->shadow[v]) {
+        rc = PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, O.nic.pt, rtr, 0, NULL, 0);
+        if (rc == PTL_OK) rc = PtlCTInc(o->rts[v], (ptl_ct_event_t){1, 0});
+        if (rc == PTL_OK) rc = copy_shadow(r, o, v, seq);
+    } else {
+        rc = PtlTriggeredMEAppend(O.nic.ni, O.nic.pt, &o->tme[v], PTL_PRIORITY_LIST, NULL,
+                                  &o->tmh[v], o->ct[v], x->ndeps);
+        if (rc == PTL_OK)
+            rc = PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, O.nic.pt, rtr, 0, NULL, 0,
+                                 o->ct[v], x->ndeps);
+        if (rc == PTL_OK)
+            rc = PtlTriggeredCTInc(o->rts[v], (ptl_ct_event_t){1, 0}, o->ct[v], x->ndeps);
+    }
+    if (rc == PTL_OK)
+        rc = PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, O.nic.pt, rtr, 0, NULL, 0,
+                             o->rts[v], 2);
+    return rc;
+}
+
 /* Step 3: what each vertex does once enabled (some fire at once). */
 static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
 {
@@ -285,16 +393,16 @@ static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     ptl_pt_index_t pt = O.nic.pt;
     switch (x->kind) {
     case CV_SEND:
+        if (O.append) return arm_send_fig6(r, o, v, seq);
         return PtlTriggeredPut(o->md[v], 0, x->len, PTL_NO_ACK_REQ, peer, pt,
                                mbits(r->ctx, seq, o->id[v]), 0, NULL, 0, o->ct[v], x->ndeps + 1);
     case CV_RECV: {
+        if (O.append) return arm_recv_fig6(r, o, v, seq);
         ptl_match_bits_t note = P2P_COLL_NOTICE | mbits(r->ctx, seq, o->id[v]);
         if (o->shadow[v]) {
             int rc = PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, pt, note, 0, NULL, 0);
             if (rc != PTL_OK) return rc;
-            return PtlTriggeredPut(O.md_all, (ptl_size_t)(uintptr_t)o->shadow[v], x->len,
-                                   PTL_NO_ACK_REQ, self, pt, own, 0, NULL, 0, o->ct[v],
-                                   x->ndeps + 1);
+            return copy_shadow(r, o, v, seq);
         }
         return PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, pt, note, 0, NULL, 0,
                                o->ct[v], x->ndeps);
@@ -377,6 +485,14 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
         off_free(o);
         return st;
     }
+    /* A persistent run (sequence numbers above COLL_SEQ_MASK / 2: its own
+     * for its lifetime) alternates an epoch bit, so that a duplicate RTR
+     * of one start (Fig. 6 sends a second one when the RTS finds the
+     * receiver ready; the sender's entry takes at most one) cannot match
+     * the next start's entry.  One bit is enough: a pair's packets arrive
+     * in order, and the next start's RTR goes after the duplicate. */
+    if ((seq & COLL_SEQ_MASK) > COLL_SEQ_MASK / 2 && (r->starts++ & 1))
+        for (uint32_t v = 0; v < s->nv; v++) o->id[v] |= ID_EPOCH;
     r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
     r->err = SL_OK;
     r->op_err = 0;

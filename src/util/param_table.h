@@ -139,6 +139,10 @@
       "offload (compiled onto Portals triggered operations, run by the engine), auto "       \
       "(offload for non-blocking and persistent collectives without a reduction when no "    \
       "progress thread runs, see SLUICE_COLL_PROGRESS; host otherwise)")         \
+    X(COLL_OFFLOAD_RNDV, "SLUICE_COLL_OFFLOAD_RNDV", STR, "notice", 0, 0,                   \
+      "offloaded messages: notice (receiver-ready notices caught in the unexpected list, "   \
+      "paper 004 Fig. 5 without its barrier) or append (RTS/RTR with triggered ME appends, " \
+      "Fig. 6); every rank must say the same")                                               \
     X(COLL_DOT, "SLUICE_COLL_DOT", STR, "", 0, 0,                                           \
       "directory: write every collective schedule built as a Graphviz file there")         \
     X(COLL_PROGRESS, "SLUICE_COLL_PROGRESS", INT, "-1", -1, 1,                              \
