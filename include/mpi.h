@@ -344,6 +344,7 @@ int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
+int MPI_Pcontrol(const int level, ...);
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 
@@ -642,6 +643,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
 /* Collectives: blocking, non-blocking (MPI_I...) and persistent (MPI-4
  * ..._init, started with MPI_Start/MPI_Startall).  src/coll, docs/COLL.md. */
 int MPI_Barrier(MPI_Comm comm);

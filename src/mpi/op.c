@@ -249,6 +249,21 @@ int MPI_Op_free(MPI_Op *op)
     return MPI_SUCCESS;
 }
 
+/* Predefined ops are all commutative (MPI 3.1 §5.9.2). */
+int MPI_Op_commutative(MPI_Op op, int *commute)
+{
+    MPI_CHECK_STATE("MPI_Op_commutative");
+    if (!commute) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_commutative", "commute is NULL");
+    if (mop_is_predefined(op)) {
+        *commute = 1;
+        return MPI_SUCCESS;
+    }
+    const mop_t *o = mh_get(&mop_table, op);
+    if (!o) return mpi_err(NULL, MPI_ERR_OP, "MPI_Op_commutative", NULL);
+    *commute = o->commute;
+    return MPI_SUCCESS;
+}
+
 /* ---- plans --------------------------------------------------------------------------- */
 
 /* The one predefined type every basic element of t is (a pair type counts

@@ -9,7 +9,8 @@
  * extent, name), the pair types of MINLOC/MAXLOC by value, MPI_Status's
  * public fields and count, MPI_MESSAGE_NO_PROC/NULL, MPI_IN_PLACE,
  * MPI_BOTTOM, MPI_UNWEIGHTED, the predefined attribute MPI_TAG_UB,
- * comparison results, error classes of bad arguments, MPI_Info (every
+ * comparison results, MPI_Op_commutative, MPI_Pcontrol, error classes of
+ * bad arguments, MPI_Info (every
  * call and its errors), derived types never taking a predefined handle,
  * and, when built by MPICH, calls through the PMPI_ names. */
 #include <mpi.h>
@@ -167,6 +168,12 @@ static void check_status(int n)
     EXPECT(MPI_Get_count(&st, MPI_INT, &count) == MPI_SUCCESS && count == 0);
 }
 
+/* A non-commutative op: keeps the first operand. */
+static void first_of(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)in, (void)inout, (void)len, (void)dt;
+}
+
 /* Constants the library reads: attributes, comparisons, topologies with
  * MPI_UNWEIGHTED, error classes of bad arguments. */
 static void check_constants(int n)
@@ -188,6 +195,12 @@ static void check_constants(int n)
            indeg == 1 && outdeg == 1 && !weighted);
     EXPECT(MPI_Topo_test(g, &res) == MPI_SUCCESS && res == MPI_DIST_GRAPH);
     EXPECT(MPI_Comm_free(&g) == MPI_SUCCESS);
+    MPI_Op op;
+    EXPECT(MPI_Op_commutative(MPI_SUM, &res) == MPI_SUCCESS && res);
+    EXPECT(MPI_Op_create(first_of, 0, &op) == MPI_SUCCESS);
+    EXPECT(MPI_Op_commutative(op, &res) == MPI_SUCCESS && !res);
+    EXPECT(MPI_Op_free(&op) == MPI_SUCCESS && op == MPI_OP_NULL);
+    EXPECT(MPI_Pcontrol(1) == MPI_SUCCESS && MPI_Pcontrol(0, "more") == MPI_SUCCESS);
     int provided;
     EXPECT(MPI_Query_thread(&provided) == MPI_SUCCESS && provided >= MPI_THREAD_SINGLE &&
            provided <= MPI_THREAD_MULTIPLE);
