@@ -90,6 +90,8 @@ typedef struct MPI_Status {
 
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+/* MPI-4's; Sluice ends the whole job with it, as with MPI_ERRORS_ARE_FATAL */
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x54000003)
 
 #define MPI_INFO_ENV ((MPI_Info)0x5c000001)
 
