@@ -95,9 +95,10 @@ static void check_types(void)
     ctx = NULL;
     /* Derived types never take a predefined handle (Sluice: run-time
      * handles have a generation of 1 or more; MPICH's pair handles are
-     * kind-2 handles of generation 0).  Enough of them to turn the
-     * generation of a slot over. */
-    for (int k = 0; k < 300; k++) {
+     * kind-2 handles of generation 0).  Enough of them to turn the 8-bit
+     * generation of every slot of the first page (256 slots, reused in
+     * FIFO order) over once. */
+    for (int k = 0; k < 256 * 257; k++) {
         MPI_Datatype t;
         EXPECT(MPI_Type_contiguous(2, MPI_INT, &t) == MPI_SUCCESS);
         for (size_t i = 0; i < N_(pairs); i++) EXPECT(t != pairs[i].h);
