@@ -4,8 +4,9 @@
 # print per size the median latency of each and the median per-round
 # ratio of Sluice to the better of MPICH and Open MPI; overlap modes
 # (ibcast, iallreduce, ...) print overlap % and the CPU time spent in the
-# calls, per implementation.
-# usage: [MODES="barrier bcast allreduce ..."] [NP=2] [MAX=4194304] [BIND=core|none]
+# calls, per implementation.  OFFLOAD=1 adds a column "offload": Sluice
+# with every collective on the offload executor (SLUICE_COLL_EXECUTOR).
+# usage: [MODES="barrier bcast allreduce ..."] [NP=2] [MAX=4194304] [BIND=core|none] [OFFLOAD=1]
 #        sh bench/coll_compare.sh [ROUNDS (3)] [BUILD_DIR (build)]
 set -u
 median_awk=$(cat "$(dirname "$0")/median.awk")
@@ -20,6 +21,7 @@ tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] && cp "$tmp/all" "$KEEP"; rm -rf "$tmp"' EXIT
 "$build/bin/mpicc" -O2 -o "$tmp/sluice" "$src" || exit 1
 names=sluice
+[ -n "${OFFLOAD:-}" ] && names="$names offload"
 mpicc.mpich -O2 -o "$tmp/mpich" "$src" 2>/dev/null && names="$names mpich"
 mpicc.openmpi -O2 -o "$tmp/ompi" "$src" 2>/dev/null && names="$names ompi"
 over=""
@@ -27,6 +29,8 @@ over=""
 run() { # name mode
     case $1 in
     sluice) timeout 900 "$build/bin/mpirun" -n "$np" --bind-to "$bind" "$tmp/sluice" "$2" "$max" ;;
+    offload) SLUICE_COLL_EXECUTOR=offload timeout 900 "$build/bin/mpirun" -n "$np" \
+                 --bind-to "$bind" "$tmp/sluice" "$2" "$max" ;;
     mpich) timeout 900 mpiexec.mpich -launcher fork -bind-to "$bind" -n "$np" "$tmp/mpich" "$2" "$max" ;;
     ompi) timeout 900 mpirun.openmpi --allow-run-as-root ${over:+--oversubscribe} \
               --bind-to "$bind" -n "$np" "$tmp/ompi" "$2" "$max" ;;
@@ -70,7 +74,7 @@ for m in $modes; do
                 q = 0; delete a
                 for (r in rounds) {
                     best = -1
-                    for (x = 2; x <= n; x++) if ((nm[x], s, r) in v && (best < 0 || v[nm[x], s, r] < best)) best = v[nm[x], s, r]
+                    for (x = 2; x <= n; x++) if (nm[x] != "offload" && (nm[x], s, r) in v && (best < 0 || v[nm[x], s, r] < best)) best = v[nm[x], s, r]
                     if (("sluice", s, r) in v && best > 0) a[++q] = v["sluice", s, r] / best
                 }
                 printf " %9.2f", q ? median(a, q) : -1

@@ -45,6 +45,10 @@ typedef uint64_t coll_ref_t; /* base << 56 | byte offset */
 #define COLL_SEQ_MASK 0x3fffu /* 14 bits above the tag; 0 is never used */
 
 typedef enum { CV_SEND, CV_RECV, CV_REDUCE, CV_COPY, CV_NOP } coll_vkind_t;
+enum { COLL_EXEC_SETTING, COLL_EXEC_HOST, COLL_EXEC_OFFLOAD };
+/* SLUICE_COLL_EXECUTOR: COLL_EXEC_HOST, COLL_EXEC_OFFLOAD, or
+ * COLL_EXEC_SETTING for auto */
+int coll_exec_setting(void);
 
 /* A reduction: inout = in op inout on count elements of a packed stream
  * (in holds the lower ranks' part when the op does not commute).  apply
@@ -53,6 +57,12 @@ typedef struct coll_op {
     int (*apply)(const struct coll_op *op, const void *in, void *inout, size_t count);
     size_t esize; /* bytes of one element in the stream */
     bool commute;
+    /* The same reduction as a Portals atomic (op, datatype of the stream's
+     * basic elements of atom_size bytes), which the offload executor needs;
+     * without (user ops, pair types...) reductions run on the host. */
+    bool has_atom;
+    int atom_op, atom_type;
+    size_t atom_size;
 } coll_op_t;
 
 typedef struct coll_vertex {
@@ -78,6 +88,7 @@ typedef struct coll_sched {
     int kind, variant;        /* what it does (coll_kind_t, CA_*) */
     bool failed;              /* out of memory while building */
     bool committed;
+    uint8_t exec;             /* COLL_EXEC_*: who runs it (0: the setting decides) */
     uint32_t nxfer;           /* sends and receives */
     size_t max_msg;           /* the longest message */
     int refs;
@@ -106,7 +117,8 @@ int cs_join(coll_sched_t *s);
 void cs_gate(coll_sched_t *s, int gate, uint32_t from);
 /* Reserve len bytes of scratch (64-byte aligned); returns its offset. */
 size_t cs_tmp(coll_sched_t *s, size_t len);
-/* Freeze the graph (successor lists); SL_ERR_NOMEM if building failed. */
+/* Freeze the graph (successor lists); SL_ERR_NOMEM if building failed,
+ * SL_ERR_INVALID if it has a cycle. */
 sl_status_t coll_sched_commit(coll_sched_t *s);
 /* Write the schedule as a Graphviz graph to path. */
 sl_status_t coll_sched_dot(const coll_sched_t *s, const char *path);
@@ -126,8 +138,12 @@ void coll_run_bind(coll_run_t *run, const void *sbuf, void *rbuf);
 void coll_run_on_done(coll_run_t *run, coll_done_fn fn, void *arg);
 /* Start the run with collective sequence seq (1..COLL_SEQ_MASK): the
  * vertices without dependencies start now (test-on-init).  async: the
- * progress thread keeps it moving (coll_async_start must have run). */
-sl_status_t coll_run_start(coll_run_t *run, unsigned seq, bool async);
+ * progress thread keeps it moving (coll_async_start must have run).  nb:
+ * a non-blocking or persistent call (every rank of the call says the
+ * same), which SLUICE_COLL_EXECUTOR=auto offloads when it can and no
+ * progress thread runs (async false on every rank); an offloaded run is
+ * moved by the Portals engine alone. */
+sl_status_t coll_run_start(coll_run_t *run, unsigned seq, bool async, bool nb);
 /* Progress, then: has the run completed? */
 bool coll_run_test(coll_run_t *run);
 /* Until the run has completed.  Both return its error (SL_OK,

@@ -9,11 +9,42 @@
 #define SL_COLL_INT_H
 
 #include "coll/coll.h"
+#include "p2p/p2p.h"
 
-struct coll_pend;
+/* One p2p operation of a run that has completed, not yet collected. */
+typedef struct coll_pend {
+    struct coll_run *run;
+    uint32_t v;
+    struct coll_pend *next;
+} coll_pend_t;
+
+struct coll_off;
+
+struct coll_run {
+    coll_sched_t *s;
+    unsigned ctx;
+    uint32_t tagbase;
+    char *base[COLL_NBASE];
+    uint32_t *rem;       /* dependencies each vertex still waits for */
+    uint32_t *ready;     /* stack of vertices to start */
+    uint32_t nready;
+    p2p_req_t **req;     /* send/recv vertices in flight */
+    coll_pend_t *pend;   /* one per vertex, for p2p's watch */
+    uint32_t left;       /* vertices not completed */
+    uint32_t xfers;      /* sends and receives started */
+    sl_status_t err;
+    int op_err;
+    bool done, async;
+    coll_done_fn on_done;
+    void *on_done_arg;
+    p2p_req_t *hint;     /* a receive in flight, for p2p_wait_flag */
+    struct coll_off *off; /* offloaded: its Portals objects (offload.c) */
+    struct coll_run *off_next; /* offloaded and complete, not collected yet */
+};
 
 typedef struct coll_state {
-    struct coll_pend *done_list; /* p2p completions not collected yet */
+    coll_pend_t *done_list;      /* p2p completions not collected yet */
+    struct coll_run *off_done;   /* offloaded runs the engine has completed */
     volatile unsigned ticks;     /* changes with every completion */
     unsigned active;             /* runs started and not complete */
     unsigned async_active;       /* of them, the asynchronous ones */
@@ -43,5 +74,16 @@ size_t coll_seg_of(const coll_alg_t *a, size_t len, size_t unit, size_t *nseg);
  * virtual root, or is sent to rank fwd when fwd >= 0. */
 sl_status_t cg_reduce_to(coll_sched_t *s, const coll_alg_t *a, size_t count, int root,
                          coll_ref_t own, coll_ref_t dst, int fwd);
+
+/* exec.c: mark a run complete (counts, callback) */
+void coll_run_finish(coll_run_t *r);
+
+/* offload.c: the offload executor.  Should a run of s go to it (the
+ * setting, and whether every vertex can be expressed; the answer is the
+ * same on every rank of the call)?  Compile and start a run; collect the
+ * runs the engine has completed (from coll_progress). */
+bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async);
+sl_status_t coll_off_start(coll_run_t *r, unsigned seq);
+int coll_off_collect(void);
 
 #endif

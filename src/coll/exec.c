@@ -13,33 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One p2p operation of a run that has completed, not yet collected. */
-typedef struct coll_pend {
-    coll_run_t *run;
-    uint32_t v;
-    struct coll_pend *next;
-} coll_pend_t;
-
-struct coll_run {
-    coll_sched_t *s;
-    unsigned ctx;
-    uint32_t tagbase;
-    char *base[COLL_NBASE];
-    uint32_t *rem;       /* dependencies each vertex still waits for */
-    uint32_t *ready;     /* stack of vertices to start */
-    uint32_t nready;
-    p2p_req_t **req;     /* send/recv vertices in flight */
-    coll_pend_t *pend;   /* one per vertex, for p2p's watch */
-    uint32_t left;       /* vertices not completed */
-    uint32_t xfers;      /* sends and receives started */
-    sl_status_t err;
-    int op_err;
-    bool done, async;
-    coll_done_fn on_done;
-    void *on_done_arg;
-    p2p_req_t *hint;     /* a receive in flight, for p2p_wait_flag */
-};
-
 coll_state_t coll_state;
 #define C coll_state
 
@@ -110,14 +83,16 @@ int coll_run_op_error(const coll_run_t *r)
     return r->op_err;
 }
 
+/* (integer arithmetic: hand-built schedules name absolute addresses as
+ * offsets from a NULL base) */
 static inline void *addr(const coll_run_t *r, coll_ref_t ref)
 {
-    return r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref);
+    return (void *)((uintptr_t)r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref));
 }
 
 /* ---- the cascade ---------------------------------------------------------------------------- */
 
-static void finish_run(coll_run_t *r)
+void coll_run_finish(coll_run_t *r)
 {
     r->done = true;
     C.ticks++; /* wakes a waiter that another thread's progress finished */
@@ -134,7 +109,7 @@ static void complete(coll_run_t *r, uint32_t v)
         uint32_t w = s->succ[x->succ0 + j];
         if (--r->rem[w] == 0) r->ready[r->nready++] = w;
     }
-    if (--r->left == 0) finish_run(r);
+    if (--r->left == 0) coll_run_finish(r);
 }
 
 static void on_p2p_done(void *arg)
@@ -224,6 +199,7 @@ int coll_progress(void)
     int n = 0;
     if (C.active == 0) return 0;
     p2p_progress();
+    if (C.off_done) n += coll_off_collect();
     while (C.done_list) {
         coll_pend_t *list = C.done_list;
         C.done_list = NULL;
@@ -240,10 +216,11 @@ int coll_progress(void)
     return n;
 }
 
-sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async)
+sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async, bool nb)
 {
     coll_sched_t *s = r->s;
     if (!r->done) return SL_ERR_BUSY;
+    if (s->nv > 0 && coll_off_wanted(s, nb, async)) return coll_off_start(r, seq);
     r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
     r->err = SL_OK;
     r->op_err = 0;
@@ -256,7 +233,7 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async)
     C.active++;
     if (async) C.async_active++;
     if (s->nv == 0) {
-        finish_run(r);
+        coll_run_finish(r);
         return SL_OK;
     }
     for (uint32_t i = 0; i < s->nv; i++)

@@ -131,6 +131,27 @@ size_t cs_tmp(coll_sched_t *s, size_t len)
 }
 
 /* Successor lists in one array (counting sort of the edges by source). */
+/* Kahn's algorithm: does every vertex become ready?  (A cycle would never
+ * start; generators cannot make one, hand-built schedules can.) */
+static bool acyclic(const coll_sched_t *s)
+{
+    uint32_t *rem = malloc((s->nv ? s->nv : 1) * sizeof *rem);
+    uint32_t *stack = malloc((s->nv ? s->nv : 1) * sizeof *stack);
+    uint32_t n = 0, seen = 0;
+    bool ok = rem && stack;
+    for (uint32_t i = 0; ok && i < s->nv; i++)
+        if ((rem[i] = s->v[i].ndeps) == 0) stack[n++] = i;
+    while (ok && n) {
+        const coll_vertex_t *x = &s->v[stack[--n]];
+        seen++;
+        for (uint32_t j = 0; j < x->nsucc; j++)
+            if (--rem[s->succ[x->succ0 + j]] == 0) stack[n++] = s->succ[x->succ0 + j];
+    }
+    free(rem);
+    free(stack);
+    return ok && seen == s->nv;
+}
+
 sl_status_t coll_sched_commit(coll_sched_t *s)
 {
     if (s->failed) return SL_ERR_NOMEM;
@@ -158,7 +179,7 @@ sl_status_t coll_sched_commit(coll_sched_t *s)
     s->edge = NULL;
     s->cape = 0;
     s->committed = true;
-    return SL_OK;
+    return acyclic(s) ? SL_OK : SL_ERR_INVALID;
 }
 
 /* ---- Graphviz -------------------------------------------------------------------------------- */

@@ -219,7 +219,8 @@ void mcoll_set_op(mcoll_t *m, const mop_plan_t *p)
 {
     m->op.plan = *p;
     m->op.base = (coll_op_t){.apply = op_apply, .esize = (size_t)p->type->size,
-                             .commute = p->commute};
+                             .commute = p->commute, .atom_size = p->esize};
+    m->op.base.has_atom = mop_atomic(p, &m->op.base.atom_op, &m->op.base.atom_type);
     m->args.op = &m->op.base;
 }
 
@@ -265,7 +266,7 @@ int mcoll_error(const mcoll_t *m)
 int mcoll_start(mcoll_t *m)
 {
     pack_in(m);
-    sl_status_t st = coll_run_start(m->run, m->seq, coll_async_running());
+    sl_status_t st = coll_run_start(m->run, m->seq, coll_async_running(), true);
     return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
@@ -401,7 +402,7 @@ static int run_blocking(mcoll_t *m, const char *fname)
     mcomm_t *c = m->comm;
     int err = MPI_ERR_OTHER;
     pack_in(m);
-    if (coll_run_start(m->run, m->seq, false) == SL_OK) err = mcoll_wait(m);
+    if (coll_run_start(m->run, m->seq, false, false) == SL_OK) err = mcoll_wait(m);
     if (m->cacheable && coll_run_done(m->run)) cache_put(m);
     else mcoll_free(m);
     return err ? mpi_err(c, err, fname, "the collective failed") : MPI_SUCCESS;

@@ -355,3 +355,23 @@ int mop_apply(const mop_plan_t *p, const void *in, void *inout, MPI_Count count)
     p->fn((void *)((uintptr_t)in - off), (void *)((uintptr_t)inout - off), &n, &dt);
     return MPI_SUCCESS;
 }
+
+bool mop_atomic(const mop_plan_t *p, int *ptl_op, int *ptl_type)
+{
+    static const int ops[MOP_NPRE] = {
+        [MOP_MAX] = PTL_MAX + 1, [MOP_MIN] = PTL_MIN + 1, [MOP_SUM] = PTL_SUM + 1,
+        [MOP_PROD] = PTL_PROD + 1, [MOP_LAND] = PTL_LAND + 1, [MOP_BAND] = PTL_BAND + 1,
+        [MOP_LOR] = PTL_LOR + 1, [MOP_BOR] = PTL_BOR + 1, [MOP_LXOR] = PTL_LXOR + 1,
+        [MOP_BXOR] = PTL_BXOR + 1}; /* + 1: 0 is "none" */
+    static const int types[MOP_NCT] = {
+        [MOP_CT_I8] = PTL_INT8_T + 1, [MOP_CT_I16] = PTL_INT16_T + 1,
+        [MOP_CT_I32] = PTL_INT32_T + 1, [MOP_CT_I64] = PTL_INT64_T + 1,
+        [MOP_CT_U8] = PTL_UINT8_T + 1, [MOP_CT_U16] = PTL_UINT16_T + 1,
+        [MOP_CT_U32] = PTL_UINT32_T + 1, [MOP_CT_U64] = PTL_UINT64_T + 1,
+        [MOP_CT_F] = PTL_FLOAT + 1, [MOP_CT_D] = PTL_DOUBLE + 1};
+    if (!p->pre || p->pre >= MOP_NPRE || p->ctype >= MOP_NCT) return false;
+    if (!ops[p->pre] || !types[p->ctype]) return false;
+    *ptl_op = ops[p->pre] - 1;
+    *ptl_type = types[p->ctype] - 1;
+    return true;
+}

@@ -42,4 +42,8 @@ int mop_plan(MPI_Op op, const mdt_type_t *t, MPI_Datatype dt, mop_plan_t *p);
  * non-contiguous layout needs two temporary buffers). */
 int mop_apply(const mop_plan_t *p, const void *in, void *inout, MPI_Count count);
 
+/* The plan as a Portals atomic (op, datatype): false for user ops and for
+ * ops and types Portals has no atomic for (pairs, complex, long double). */
+bool mop_atomic(const mop_plan_t *p, int *ptl_op, int *ptl_type);
+
 #endif

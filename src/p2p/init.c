@@ -152,6 +152,27 @@ static int notice_me(ptl_pt_index_t pt, ptl_handle_me_t *h)
     return PtlMEAppend(P.ni, pt, &me, PTL_PRIORITY_LIST, h, h);
 }
 
+/* The offload executor's portal (p2p.h): set up with the others, before
+ * the fence, so that no peer's early notice finds it missing. */
+static int nic_objects(void)
+{
+    ptl_pt_index_t pt;
+    int rc = PtlPTAlloc(P.ni, 0, P.eq, P2P_COLL_PT, &pt);
+    ptl_me_t c = {.ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                  .options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE |
+                             PTL_ME_EVENT_UNLINK_DISABLE,
+                  .match_id = {.rank = PTL_RANK_ANY}, .match_bits = P2P_COLL_NOTICE,
+                  .ignore_bits = ~P2P_COLL_NOTICE};
+    ptl_handle_me_t h;
+    if (rc == PTL_OK) rc = PtlMEAppend(P.ni, P2P_COLL_PT, &c, PTL_OVERFLOW_LIST, NULL, &h);
+    return rc;
+}
+
+void p2p_nic(p2p_nic_t *out)
+{
+    *out = (p2p_nic_t){.ni = P.ni, .pt = P2P_COLL_PT, .rank = P.rank, .max_atomic = P.max_atomic};
+}
+
 static sl_status_t p2p_objects(void)
 {
     ptl_pt_index_t pt;
@@ -191,6 +212,7 @@ static sl_status_t p2p_objects(void)
                   .ignore_bits = ~MB_RDATA_BIT};
     if (PtlMEAppend(P.ni, P2P_PT, &c, PTL_OVERFLOW_LIST, &P.catch_me, &P.catch_me) != PTL_OK)
         return SL_ERR_PROTO;
+    if (nic_objects() != PTL_OK) return SL_ERR_PROTO;
     for (int i = 0; i < P2P_BOUNCES; i++) {
         sl_status_t st = p2p_bounce_add();
         if (st != SL_OK) return st;
@@ -221,6 +243,7 @@ sl_status_t p2p_init(int *rank, int *size)
     st = p2p_ptl_status(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL,
                                   PTL_PID_ANY, &want, &got, &P.ni));
     P.volatile_max = st == SL_OK ? (size_t)got.max_volatile_size : 0;
+    P.max_atomic = st == SL_OK ? got.max_atomic_size : 0;
     if (st == SL_OK) st = p2p_short_init();
     if (st == SL_OK) st = p2p_map();
     if (st == SL_OK) st = p2p_objects();

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <portals4.h>
+
 #define P2P_ANY_SOURCE (-2)
 #define P2P_ANY_TAG (-1)
 #define P2P_TAG_MAX 0x7fffffff
@@ -155,6 +157,26 @@ void p2p_thread_background(void);
 
 /* Handle pending events; returns how many. */
 int p2p_progress(void);
+
+/* ---- the offload executor's share of the NI (src/coll/offload.c) ---- */
+
+/* Portals objects of the collective offload executor live on this NI, on
+ * portal P2P_COLL_PT: no flow control, events into p2p's queue (only what
+ * the executor asks for: one PUT per completed schedule), and an overflow
+ * catcher of zero bytes that keeps the headers of early notices (match
+ * bit P2P_COLL_NOTICE set) until the entry waiting for them is appended. */
+#define P2P_COLL_PT 13
+#define P2P_COLL_NOTICE (1ull << 63)
+typedef struct p2p_nic {
+    ptl_handle_ni_t ni;
+    ptl_pt_index_t pt;
+    int rank;
+    ptl_size_t max_atomic; /* bytes of one PtlAtomic */
+} p2p_nic_t;
+void p2p_nic(p2p_nic_t *out);
+/* fn(user_ptr, fail) for each event on P2P_COLL_PT, from the event handling
+ * of whichever thread progresses (under p2p's lock). */
+void p2p_set_nic_hook(void (*fn)(void *user_ptr, int fail));
 /* Handle pending events, or sleep until one comes (at most timeout_ms) and
  * handle it: the blocking step of loops that wait for any of several
  * requests (MPI_Waitany/Waitsome). */

@@ -145,8 +145,17 @@ static void p2p_dropped(void)
             P.rank, P.eq_size);
 }
 
+void p2p_set_nic_hook(void (*fn)(void *user_ptr, int fail))
+{
+    P.nic_hook = fn;
+}
+
 static void p2p_dispatch(const ptl_event_t *ev)
 {
+    if (ev->pt_index == P2P_COLL_PT && ev->type == PTL_EVENT_PUT) {
+        if (P.nic_hook) P.nic_hook(ev->user_ptr, (int)ev->ni_fail_type);
+        return;
+    }
     switch (ev->type) {
     case PTL_EVENT_SEND: /* NULL: a notice; a receive: its triggered FIN */
         if (ev->user_ptr && ((p2p_req_t *)ev->user_ptr)->kind == RQ_RECV)

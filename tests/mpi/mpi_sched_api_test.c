@@ -1,0 +1,142 @@
+/* include/sluice.h with bad arguments: the documented error classes (with
+ * MPI_ERRORS_RETURN), then a schedule of two ranks' messages that needs
+ * its dependencies (a receive into a buffer a send must read first) and a
+ * user op on the host executor, each started 100 times. */
+#include "test.h"
+
+#include <mpi.h>
+#include <sluice.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cls_of(int rc)
+{
+    int c;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
+static void fold(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    int *a = in, *b = inout;
+    for (int i = 0; i < *len; i++) b[i] = 2 * b[i] + a[i]; /* does not commute */
+}
+
+static void test_errors(int rank, int size)
+{
+    SLUICE_Sched s = SLUICE_SCHED_NULL;
+    int x = 0, v = -1;
+    CHECK(cls_of(SLUICE_Sched_create(MPI_COMM_NULL, &s)) == MPI_ERR_COMM);
+    CHECK(cls_of(SLUICE_Sched_create(MPI_COMM_WORLD, NULL)) == MPI_ERR_ARG);
+    CHECK(cls_of(SLUICE_Sched_send(SLUICE_SCHED_NULL, &x, 4, 0, 0, NULL)) == MPI_ERR_ARG);
+    CHECK(SLUICE_Sched_create(MPI_COMM_WORLD, &s) == MPI_SUCCESS);
+    CHECK(cls_of(SLUICE_Sched_send(s, &x, 4, size, 0, NULL)) == MPI_ERR_RANK);
+    CHECK(cls_of(SLUICE_Sched_recv(s, &x, 4, -1, 0, NULL)) == MPI_ERR_RANK);
+    CHECK(cls_of(SLUICE_Sched_send(s, &x, 4, 0, 1 << 17, NULL)) == MPI_ERR_TAG);
+    CHECK(cls_of(SLUICE_Sched_send(s, &x, 4, 0, -1, NULL)) == MPI_ERR_TAG);
+    CHECK(cls_of(SLUICE_Sched_send(s, &x, -1, 0, 0, NULL)) == MPI_ERR_COUNT);
+    CHECK(cls_of(SLUICE_Sched_recv(s, NULL, 4, 0, 0, NULL)) == MPI_ERR_BUFFER);
+    CHECK(cls_of(SLUICE_Sched_copy(s, &x, NULL, 4, NULL)) == MPI_ERR_BUFFER);
+    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_DATATYPE_NULL, MPI_SUM, NULL)) ==
+          MPI_ERR_TYPE);
+    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_OP_NULL, NULL)) == MPI_ERR_OP);
+    CHECK(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_SUM, &v) == MPI_SUCCESS && v == 0);
+    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_MAX, NULL)) == MPI_ERR_OP);
+    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_DOUBLE, MPI_SUM, NULL)) == MPI_ERR_OP);
+    int a, b;
+    CHECK(SLUICE_Sched_nop(s, &a) == MPI_SUCCESS && SLUICE_Sched_nop(s, &b) == MPI_SUCCESS);
+    CHECK(cls_of(SLUICE_Sched_dep(s, a, a)) == MPI_ERR_ARG);
+    CHECK(cls_of(SLUICE_Sched_dep(s, a, 99)) == MPI_ERR_ARG);
+    CHECK(SLUICE_Sched_dep(s, a, b) == MPI_SUCCESS && SLUICE_Sched_dep(s, b, a) == MPI_SUCCESS);
+    MPI_Request r;
+    CHECK(cls_of(SLUICE_Sched_dot(s, "/dev/null")) == MPI_ERR_ARG); /* not committed */
+    CHECK(cls_of(SLUICE_Sched_commit(s, 7, &r)) == MPI_ERR_ARG);
+    CHECK(cls_of(SLUICE_Sched_commit(s, SLUICE_EXEC_HOST, NULL)) == MPI_ERR_ARG);
+    CHECK(cls_of(SLUICE_Sched_commit(s, SLUICE_EXEC_HOST, &r)) == MPI_ERR_ARG); /* a cycle */
+    CHECK(cls_of(SLUICE_Sched_nop(s, NULL)) == MPI_ERR_ARG); /* committed (and failed) */
+    CHECK(SLUICE_Sched_free(&s) == MPI_SUCCESS && s == SLUICE_SCHED_NULL);
+    CHECK(cls_of(SLUICE_Sched_free(&s)) == MPI_ERR_ARG);
+    /* a user op cannot be offloaded */
+    MPI_Op op;
+    CHECK(MPI_Op_create(fold, 0, &op) == MPI_SUCCESS);
+    CHECK(SLUICE_Sched_create(MPI_COMM_WORLD, &s) == MPI_SUCCESS);
+    CHECK(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, op, NULL) == MPI_SUCCESS);
+    CHECK(cls_of(SLUICE_Sched_commit(s, SLUICE_EXEC_OFFLOAD, &r)) ==
+          MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(SLUICE_Sched_free(&s) == MPI_SUCCESS);
+    MPI_Op_free(&op);
+    (void)rank;
+}
+
+/* Rank 0 sends buf to rank 1, then receives rank 1's reply into the same
+ * buffer (a receive that must wait for the send); rank 1 receives into
+ * in, folds in into acc with a non-commutative user op (host executor),
+ * and replies with acc. */
+static void test_run(int rank, int exec)
+{
+    enum { K = 1000 };
+    int *buf = malloc(K * sizeof(int)), *acc = malloc(K * sizeof(int));
+    int *in = malloc(K * sizeof(int));
+    MPI_Op op;
+    CHECK(MPI_Op_create(fold, 0, &op) == MPI_SUCCESS);
+    SLUICE_Sched s;
+    CHECK(SLUICE_Sched_create(MPI_COMM_WORLD, &s) == MPI_SUCCESS);
+    int sd, rv, rd;
+    if (rank == 0) {
+        CHECK(SLUICE_Sched_send(s, buf, K * sizeof(int), 1, 3, &sd) == MPI_SUCCESS);
+        CHECK(SLUICE_Sched_recv(s, buf, K * sizeof(int), 1, 4, &rv) == MPI_SUCCESS);
+        CHECK(SLUICE_Sched_dep(s, sd, rv) == MPI_SUCCESS);
+    } else if (rank == 1) {
+        CHECK(SLUICE_Sched_recv(s, in, K * sizeof(int), 0, 3, &rv) == MPI_SUCCESS);
+        if (exec == SLUICE_EXEC_HOST)
+            CHECK(SLUICE_Sched_reduce(s, in, acc, K, MPI_INT, op, &rd) == MPI_SUCCESS);
+        else
+            CHECK(SLUICE_Sched_reduce(s, in, acc, K, MPI_INT, MPI_SUM, &rd) == MPI_SUCCESS);
+        CHECK(SLUICE_Sched_dep(s, rv, rd) == MPI_SUCCESS);
+        CHECK(SLUICE_Sched_send(s, acc, K * sizeof(int), 0, 4, &sd) == MPI_SUCCESS);
+        CHECK(SLUICE_Sched_dep(s, rd, sd) == MPI_SUCCESS);
+    }
+    MPI_Request r;
+    CHECK(SLUICE_Sched_commit(s, exec, &r) == MPI_SUCCESS);
+    CHECK(SLUICE_Sched_dot(s, "/dev/null") == MPI_SUCCESS);
+    CHECK(SLUICE_Sched_free(&s) == MPI_SUCCESS);
+    for (int it = 0; it < 100; it++) {
+        for (int i = 0; i < K; i++) {
+            buf[i] = it * 7 + i;
+            acc[i] = i - it;
+        }
+        CHECK(MPI_Start(&r) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        if (rank == 0)
+            for (int i = 0; i < K; i++) {
+                int a = it * 7 + i, b = i - it;
+                int want = exec == SLUICE_EXEC_HOST ? 2 * b + a : a + b;
+                if (buf[i] != want) {
+                    fprintf(stderr, "it %d: buf[%d] = %d, want %d\n", it, i, buf[i], want);
+                    CHECK(buf[i] == want);
+                }
+            }
+    }
+    CHECK(MPI_Request_free(&r) == MPI_SUCCESS);
+    MPI_Op_free(&op);
+    free(buf);
+    free(acc);
+    free(in);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    test_errors(rank, size);
+    test_run(rank, SLUICE_EXEC_HOST);
+    test_run(rank, SLUICE_EXEC_OFFLOAD);
+    MPI_Finalize();
+    if (rank == 0) printf("mpi_sched_api: ok\n");
+    return 0;
+}
