@@ -1,30 +1,37 @@
 /* Sluice MPI: the subset of MPI 3.1 that Sluice implements (docs: issue 4,
- * DESIGN.md §6).  Conventions follow MPICH's mpi.h so that ordinary MPI
- * programs and the OSU micro-benchmarks compile unchanged: handles are plain
- * ints compared with ==, MPI_Aint/MPI_Offset/MPI_Count are 64-bit, and
+ * DESIGN.md §6), with the ABI of MPICH 4.x's mpi.h, the one of the MPICH ABI
+ * compatibility initiative (Intel MPI, Cray MPICH, MVAPICH): every handle
+ * value, constant, scalar type and the MPI_Status layout are MPICH's, so a
+ * program compiled with MPICH's mpicc runs on Sluice's libmpich.so.12
+ * without a rebuild (docs/TOOLS.md, "MPICH binaries"; ctest
+ * mpi_abi_constants compares the two headers).  Handles are plain ints
+ * compared with ==, MPI_Aint/MPI_Offset/MPI_Count are 64-bit longs, and
  * MPI_Status has the public fields MPI_SOURCE, MPI_TAG and MPI_ERROR.
  *
- * Handle encoding (every handle is a 32-bit int):
+ * Handle encoding (every handle is a 32-bit int; MPICH's):
  *
  *   bits 31..30  kind: 0 = the class's NULL handle, 1 = predefined (fixed at
  *                compile time), 2 = created at run time (generation-checked:
  *                a freed or stale handle is an error, never a crash)
  *   bits 29..26  object class: 1 comm, 2 group, 3 datatype, 5 errhandler,
- *                6 op, 7 info, 8 win, 11 request, 12 message
+ *                6 op, 7 info, 8 win, 11 request (and message), 12 message
  *   bits 25..0   predefined: class-specific index; run time: generation and
  *                table index (src/mpi/handle.h)
  *
- * Predefined datatypes carry their size: bits 15..8 are the type size in
- * bytes (what MPI_Type_size returns) and bits 7..0 a unique index, so
- *     size = ((unsigned)dt >> 8) & 0xff      for any predefined datatype.
- * For the basic types this is sizeof of the C type; for the pair types of
- * MINLOC/MAXLOC (MPI_DOUBLE_INT ...) it is the sum of the two members (their
- * extent, which includes padding, comes from the library).  The values below
- * assume an LP64 ABI (x86_64, aarch64); the library checks them against
- * sizeof when it is compiled.
+ * Predefined datatypes of kind 1 carry their size: bits 15..8 are the type
+ * size in bytes (what MPI_Type_size returns) and bits 7..0 MPICH's index,
+ *     size = ((unsigned)dt >> 8) & 0xff.
+ * Five value-index pairs (MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+ * MPI_SHORT_INT, MPI_LONG_DOUBLE_INT) are MPICH's kind-2 handles
+ * 0x8c000000-0x8c000004 and carry no size; Sluice never issues a run-time
+ * handle with generation 0, so they cannot collide with a derived type.
+ * The values assume an LP64 ABI (x86_64, aarch64); the library checks the
+ * encoded sizes against sizeof when it is compiled.
  *
- * Error classes are MPI 3.1's, MPI_SUCCESS = 0, all distinct; error codes
- * returned by Sluice are error classes.  MPI_VERSION 3, MPI_SUBVERSION 1. */
+ * Error classes are MPI 3.1's (MPICH's values), MPI_SUCCESS = 0, all
+ * distinct; error codes returned by Sluice are error classes.
+ * MPI_VERSION 3, MPI_SUBVERSION 1: the one value that differs from MPICH
+ * 4's header, which says 4.0; it is never passed to the library. */
 #ifndef SLUICE_MPI_H
 #define SLUICE_MPI_H
 
@@ -39,8 +46,8 @@ extern "C" {
 /* ---- scalar and handle types --------------------------------------------- */
 
 typedef long MPI_Aint;
-typedef long long MPI_Offset;
-typedef long long MPI_Count;
+typedef long MPI_Offset;
+typedef long MPI_Count;
 typedef int MPI_Fint;
 
 typedef int MPI_Comm;
@@ -72,7 +79,7 @@ typedef struct MPI_Status {
 #define MPI_OP_NULL         ((MPI_Op)0x18000000)
 #define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
 #define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
-#define MPI_MESSAGE_NULL    ((MPI_Message)0x30000000)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000) /* == MPI_REQUEST_NULL, as MPICH */
 
 /* ---- predefined handles -------------------------------------------------- */
 
@@ -83,11 +90,13 @@ typedef struct MPI_Status {
 
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+/* MPI-4's; Sluice ends the whole job with it, as with MPI_ERRORS_ARE_FATAL */
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x54000003)
 
 #define MPI_INFO_ENV ((MPI_Info)0x5c000001)
 
 /* The message handle Mprobe/Improbe return for a receive from MPI_PROC_NULL. */
-#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x70000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 
 #define MPI_MAX     ((MPI_Op)0x58000001)
 #define MPI_MIN     ((MPI_Op)0x58000002)
@@ -104,75 +113,78 @@ typedef struct MPI_Status {
 #define MPI_REPLACE ((MPI_Op)0x5800000d)
 #define MPI_NO_OP   ((MPI_Op)0x5800000e)
 
-/* Predefined datatypes: 0x4c000000 | size << 8 | index. */
+/* Predefined datatypes: 0x4c000000 | size << 8 | MPICH's index. */
 #define MPI_CHAR               ((MPI_Datatype)0x4c000101)
-#define MPI_SIGNED_CHAR        ((MPI_Datatype)0x4c000102)
-#define MPI_UNSIGNED_CHAR      ((MPI_Datatype)0x4c000103)
-#define MPI_BYTE               ((MPI_Datatype)0x4c000104)
-#define MPI_WCHAR              ((MPI_Datatype)0x4c000405)
-#define MPI_SHORT              ((MPI_Datatype)0x4c000206)
-#define MPI_UNSIGNED_SHORT     ((MPI_Datatype)0x4c000207)
-#define MPI_INT                ((MPI_Datatype)0x4c000408)
-#define MPI_UNSIGNED           ((MPI_Datatype)0x4c000409)
-#define MPI_LONG               ((MPI_Datatype)0x4c00080a)
-#define MPI_UNSIGNED_LONG      ((MPI_Datatype)0x4c00080b)
-#define MPI_FLOAT              ((MPI_Datatype)0x4c00040c)
-#define MPI_DOUBLE             ((MPI_Datatype)0x4c00080d)
-#define MPI_LONG_DOUBLE        ((MPI_Datatype)0x4c00100e)
-#define MPI_LONG_LONG_INT      ((MPI_Datatype)0x4c00080f)
+#define MPI_SIGNED_CHAR        ((MPI_Datatype)0x4c000118)
+#define MPI_UNSIGNED_CHAR      ((MPI_Datatype)0x4c000102)
+#define MPI_BYTE               ((MPI_Datatype)0x4c00010d)
+#define MPI_WCHAR              ((MPI_Datatype)0x4c00040e)
+#define MPI_SHORT              ((MPI_Datatype)0x4c000203)
+#define MPI_UNSIGNED_SHORT     ((MPI_Datatype)0x4c000204)
+#define MPI_INT                ((MPI_Datatype)0x4c000405)
+#define MPI_UNSIGNED           ((MPI_Datatype)0x4c000406)
+#define MPI_LONG               ((MPI_Datatype)0x4c000807)
+#define MPI_UNSIGNED_LONG      ((MPI_Datatype)0x4c000808)
+#define MPI_FLOAT              ((MPI_Datatype)0x4c00040a)
+#define MPI_DOUBLE             ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_DOUBLE        ((MPI_Datatype)0x4c00100c)
+#define MPI_LONG_LONG_INT      ((MPI_Datatype)0x4c000809)
 #define MPI_LONG_LONG          MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c000810)
-#define MPI_PACKED             ((MPI_Datatype)0x4c000111)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c000819)
+#define MPI_PACKED             ((MPI_Datatype)0x4c00010f)
 
-#define MPI_INT8_T   ((MPI_Datatype)0x4c000112)
-#define MPI_INT16_T  ((MPI_Datatype)0x4c000213)
-#define MPI_INT32_T  ((MPI_Datatype)0x4c000414)
-#define MPI_INT64_T  ((MPI_Datatype)0x4c000815)
-#define MPI_UINT8_T  ((MPI_Datatype)0x4c000116)
-#define MPI_UINT16_T ((MPI_Datatype)0x4c000217)
-#define MPI_UINT32_T ((MPI_Datatype)0x4c000418)
-#define MPI_UINT64_T ((MPI_Datatype)0x4c000819)
+#define MPI_INT8_T   ((MPI_Datatype)0x4c000137)
+#define MPI_INT16_T  ((MPI_Datatype)0x4c000238)
+#define MPI_INT32_T  ((MPI_Datatype)0x4c000439)
+#define MPI_INT64_T  ((MPI_Datatype)0x4c00083a)
+#define MPI_UINT8_T  ((MPI_Datatype)0x4c00013b)
+#define MPI_UINT16_T ((MPI_Datatype)0x4c00023c)
+#define MPI_UINT32_T ((MPI_Datatype)0x4c00043d)
+#define MPI_UINT64_T ((MPI_Datatype)0x4c00083e)
 
-#define MPI_C_BOOL                ((MPI_Datatype)0x4c00011a)
-#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)0x4c00081b)
+#define MPI_C_BOOL                ((MPI_Datatype)0x4c00013f)
+#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000840)
 #define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c00101c)
-#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00201d)
+#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001041)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002042)
 
-#define MPI_AINT   ((MPI_Datatype)0x4c00081e)
-#define MPI_OFFSET ((MPI_Datatype)0x4c00081f)
-#define MPI_COUNT  ((MPI_Datatype)0x4c000820)
+#define MPI_AINT   ((MPI_Datatype)0x4c000843)
+#define MPI_OFFSET ((MPI_Datatype)0x4c000844)
+#define MPI_COUNT  ((MPI_Datatype)0x4c000845)
 
-#define MPI_CXX_BOOL                ((MPI_Datatype)0x4c000121)
-#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000822)
-#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001023)
-#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002024)
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x4c000133)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000834)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001035)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
 
 /* Fortran types (gfortran sizes), usable from C for interoperability. */
-#define MPI_CHARACTER        ((MPI_Datatype)0x4c000125)
-#define MPI_LOGICAL          ((MPI_Datatype)0x4c000426)
-#define MPI_INTEGER          ((MPI_Datatype)0x4c000427)
-#define MPI_REAL             ((MPI_Datatype)0x4c000428)
-#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c000829)
-#define MPI_COMPLEX          ((MPI_Datatype)0x4c00082a)
-#define MPI_DOUBLE_COMPLEX   ((MPI_Datatype)0x4c00102b)
-#define MPI_INTEGER1         ((MPI_Datatype)0x4c00012c)
-#define MPI_INTEGER2         ((MPI_Datatype)0x4c00022d)
-#define MPI_INTEGER4         ((MPI_Datatype)0x4c00042e)
-#define MPI_INTEGER8         ((MPI_Datatype)0x4c00082f)
-#define MPI_REAL4            ((MPI_Datatype)0x4c000430)
-#define MPI_REAL8            ((MPI_Datatype)0x4c000831)
+#define MPI_CHARACTER        ((MPI_Datatype)0x4c00011a)
+#define MPI_LOGICAL          ((MPI_Datatype)0x4c00041d)
+#define MPI_INTEGER          ((MPI_Datatype)0x4c00041b)
+#define MPI_REAL             ((MPI_Datatype)0x4c00041c)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c00081f)
+#define MPI_COMPLEX          ((MPI_Datatype)0x4c00081e)
+#define MPI_DOUBLE_COMPLEX   ((MPI_Datatype)0x4c001022)
+#define MPI_INTEGER1         ((MPI_Datatype)0x4c00012d)
+#define MPI_INTEGER2         ((MPI_Datatype)0x4c00022f)
+#define MPI_INTEGER4         ((MPI_Datatype)0x4c000430)
+#define MPI_INTEGER8         ((MPI_Datatype)0x4c000831)
+#define MPI_REAL4            ((MPI_Datatype)0x4c000427)
+#define MPI_REAL8            ((MPI_Datatype)0x4c000829)
+#define MPI_COMPLEX8         ((MPI_Datatype)0x4c000828)
+#define MPI_COMPLEX16        ((MPI_Datatype)0x4c00102a)
 
-/* Pair types for MINLOC/MAXLOC: size = sum of the members. */
-#define MPI_FLOAT_INT         ((MPI_Datatype)0x4c000840)
-#define MPI_DOUBLE_INT        ((MPI_Datatype)0x4c000c41)
-#define MPI_LONG_INT          ((MPI_Datatype)0x4c000c42)
-#define MPI_SHORT_INT         ((MPI_Datatype)0x4c000643)
-#define MPI_2INT              ((MPI_Datatype)0x4c000844)
-#define MPI_LONG_DOUBLE_INT   ((MPI_Datatype)0x4c001445)
-#define MPI_2INTEGER          ((MPI_Datatype)0x4c000846)
-#define MPI_2REAL             ((MPI_Datatype)0x4c000847)
-#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001048)
+/* Pair types for MINLOC/MAXLOC (struct { value; int; }): MPICH's values,
+ * five of them kind 2 without a size (header comment). */
+#define MPI_FLOAT_INT         ((MPI_Datatype)0x8c000000)
+#define MPI_DOUBLE_INT        ((MPI_Datatype)0x8c000001)
+#define MPI_LONG_INT          ((MPI_Datatype)0x8c000002)
+#define MPI_SHORT_INT         ((MPI_Datatype)0x8c000003)
+#define MPI_2INT              ((MPI_Datatype)0x4c000816)
+#define MPI_LONG_DOUBLE_INT   ((MPI_Datatype)0x8c000004)
+#define MPI_2INTEGER          ((MPI_Datatype)0x4c000820)
+#define MPI_2REAL             ((MPI_Datatype)0x4c000821)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001023)
 
 /* ---- constants ----------------------------------------------------------- */
 
@@ -334,8 +346,29 @@ int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
+int MPI_Pcontrol(const int level, ...);
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
+
+/* ---- info objects (src/mpi/info.c) --------------------------------------- */
+
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_free(MPI_Info *info);
+/* Sluice takes no communicator hints: set checks its arguments, get returns
+ * an empty info object, dup_with_info is MPI_Comm_dup. */
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 
 /* ---- errors -------------------------------------------------------------- */
 
@@ -612,6 +645,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
 /* Collectives: blocking, non-blocking (MPI_I...) and persistent (MPI-4
  * ..._init, started with MPI_Start/MPI_Startall).  src/coll, docs/COLL.md. */
 int MPI_Barrier(MPI_Comm comm);

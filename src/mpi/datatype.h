@@ -1,7 +1,8 @@
 /* The MPI datatype engine (prefix mdt_).
  *
  * A datatype is an mdt_type_t.  Predefined types are static objects found
- * by decoding their handle (include/mpi.h: 0x4c000000 | size << 8 | index);
+ * by decoding their handle (include/mpi.h: 0x4c000000 | size << 8 | index,
+ * or one of MPICH's five pair handles 0x8c00000k);
  * derived types live in a generation-checked handle table (handle.h), so a
  * freed or stale handle is MPI_ERR_TYPE, never a crash.
  *
@@ -35,10 +36,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Size of a predefined datatype, decoded from its handle. */
+/* Size of a kind-1 predefined datatype, decoded from its handle. */
 #define MDT_BUILTIN_SIZE(dt) ((int)(((uint32_t)(dt) >> 8) & 0xffu))
-#define MDT_BUILTIN_INDEX(dt) ((int)((uint32_t)(dt) & 0xffu))
-#define MDT_IS_BUILTIN(dt) ((((uint32_t)(dt)) & 0xffff0000u) == 0x4c000000u)
+/* MPICH's kind-2 pair handles (0x8c00000k) follow the kind-1 indexes
+ * (MPICH's go up to 0x46) in the table of predefined types.  A run-time
+ * datatype handle never has generation 0 (handle.c), so it is never one. */
+#define MDT_PAIR_BASE 0x48
+#define MDT_IS_PAIR_HANDLE(dt) ((((uint32_t)(dt)) & 0xffffff00u) == 0x8c000000u)
+#define MDT_BUILTIN_INDEX(dt)                                                               \
+    ((int)((uint32_t)(dt) & 0xffu) + (MDT_IS_PAIR_HANDLE(dt) ? MDT_PAIR_BASE : 0))
+#define MDT_IS_BUILTIN(dt)                                                                  \
+    (((((uint32_t)(dt)) & 0xffff0000u) == 0x4c000000u) || MDT_IS_PAIR_HANDLE(dt))
 
 typedef struct mdt_type mdt_type_t;
 

@@ -24,9 +24,12 @@ static merrh_t *merrh_get(MPI_Errhandler e)
     return MH_KIND(e) == MH_KIND_DYNAMIC ? mh_get(&merrh_table, e) : NULL;
 }
 
+/* MPI_ERRORS_ABORT (MPI-4, in MPICH's ABI) aborts like MPI_ERRORS_ARE_FATAL:
+ * mpi_err ends the whole job for either. */
 bool merrh_valid(MPI_Errhandler e)
 {
-    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || merrh_get(e);
+    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || e == MPI_ERRORS_ABORT ||
+           merrh_get(e);
 }
 
 void merrh_retain(MPI_Errhandler e)

@@ -9,6 +9,15 @@ static int handle_make(uint32_t cls, uint32_t gen, uint32_t index)
     return (int)h;
 }
 
+/* Generation 0 is never issued: MPICH's ABI gives predefined objects
+ * kind-2 handles with generation bits 0 (its pair datatypes 0x8c00000k,
+ * include/mpi.h), and no run-time handle may equal one of them. */
+static uint32_t gen_next(uint32_t gen)
+{
+    gen++;
+    return (gen & MH_GEN_MASK) == 0 ? gen + 1u : gen;
+}
+
 /* Adds one page of free slots at the tail of the free FIFO.  Lock held. */
 static bool table_grow(mh_table_t *t)
 {
@@ -16,8 +25,10 @@ static bool table_grow(mh_table_t *t)
     mh_slot_t *page = calloc(MH_PAGE_SLOTS, sizeof *page);
     if (!page) return false;
     uint32_t base = t->npages << MH_PAGE_BITS;
-    for (uint32_t i = 0; i < MH_PAGE_SLOTS; i++)
+    for (uint32_t i = 0; i < MH_PAGE_SLOTS; i++) {
         page[i].next_free = i + 1 < MH_PAGE_SLOTS ? base + i + 1 : UINT32_MAX;
+        page[i].gen = 1;
+    }
     __atomic_store_n(&t->pages[t->npages], page, __ATOMIC_RELEASE);
     t->npages++;
     if (t->free_tail != UINT32_MAX)
@@ -64,7 +75,7 @@ bool mh_free(mh_table_t *t, int h)
     uint32_t i = (uint32_t)h & MH_INDEX_MASK;
     mh_slot_t *s = mh_slot_at(t, i);
     __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->gen, s->gen + 1u, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->gen, gen_next(s->gen), __ATOMIC_RELEASE);
     s->next_free = UINT32_MAX;
     if (t->free_tail != UINT32_MAX)
         mh_slot_at(t, t->free_tail)->next_free = i;

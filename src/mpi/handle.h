@@ -4,10 +4,11 @@
  * A run-time handle is [kind=2:2][class:4][generation:8][index:18] (the
  * layout of include/mpi.h's header comment): kind 2 sets bit 31, so run-time
  * handles are negative ints and never equal a NULL (kind 0) or predefined
- * (kind 1) handle.  Every slot has a generation that is bumped when its
+ * (kind 1) handle.  Every slot has a generation (1-255, never 0: MPICH's
+ * pair datatypes are kind-2 handles of generation 0) that is bumped when its
  * object is freed, so a stale handle is refused (NULL from mh_get) without
  * touching the object.  Freed slots are reused first-in first-out, so a
- * stale handle can only alias a live object after 256 reuses of its own
+ * stale handle can only alias a live object after 255 reuses of its own
  * slot, each of which needs every other free slot to be reused first.
  *
  * Slots live in pages that are never moved or freed while the table is in

@@ -80,6 +80,7 @@ static const mop_basic_t mop_basic[256] = {
     MOP_B(MPI_CXX_DOUBLE_COMPLEX, CD, COMPLEX),
     MOP_B(MPI_CXX_LONG_DOUBLE_COMPLEX, CLD, COMPLEX),
     MOP_B(MPI_COMPLEX, CF, COMPLEX), MOP_B(MPI_DOUBLE_COMPLEX, CD, COMPLEX),
+    MOP_B(MPI_COMPLEX8, CF, COMPLEX), MOP_B(MPI_COMPLEX16, CD, COMPLEX),
     MOP_B(MPI_C_BOOL, U8, LOGICAL), MOP_B(MPI_CXX_BOOL, U8, LOGICAL),
     MOP_B(MPI_LOGICAL, I32, LOGICAL),
     MOP_B(MPI_BYTE, U8, BYTE),
@@ -245,6 +246,21 @@ int MPI_Op_free(MPI_Op *op)
     mh_free(&mop_table, *op);
     free(o);
     *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Predefined ops are all commutative (MPI 3.1 §5.9.2). */
+int MPI_Op_commutative(MPI_Op op, int *commute)
+{
+    MPI_CHECK_STATE("MPI_Op_commutative");
+    if (!commute) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_commutative", "commute is NULL");
+    if (mop_is_predefined(op)) {
+        *commute = 1;
+        return MPI_SUCCESS;
+    }
+    const mop_t *o = mh_get(&mop_table, op);
+    if (!o) return mpi_err(NULL, MPI_ERR_OP, "MPI_Op_commutative", NULL);
+    *commute = o->commute;
     return MPI_SUCCESS;
 }
 

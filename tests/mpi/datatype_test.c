@@ -378,7 +378,9 @@ static void test_errors(void)
     /* bad types */
     CHECK_EQ(MPI_Type_contiguous(1, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE);
     CHECK_EQ(MPI_Type_vector(1, 1, 1, (MPI_Datatype)0x4c0004ff, &t), MPI_ERR_TYPE);
-    CHECK_EQ(MPI_Type_contiguous(1, (MPI_Datatype)0x4c000808, &t), MPI_ERR_TYPE); /* bad size */
+    CHECK_EQ(MPI_Type_contiguous(1, (MPI_Datatype)0x4c000805, &t), MPI_ERR_TYPE); /* bad size */
+    CHECK_EQ(MPI_Type_contiguous(1, (MPI_Datatype)0x8c000005, &t), MPI_ERR_TYPE); /* no pair */
+    CHECK_EQ(MPI_Type_contiguous(1, (MPI_Datatype)0x8c0000ff, &t), MPI_ERR_TYPE);
     CHECK_EQ(MPI_Type_contiguous(1, MPI_COMM_WORLD, &t), MPI_ERR_TYPE);
     CHECK_EQ(MPI_Type_contiguous(1, 12345, &t), MPI_ERR_TYPE);
     CHECK_EQ(MPI_Type_contiguous(1, -1, &t), MPI_ERR_TYPE);

@@ -173,7 +173,7 @@ static void check_case(const tcase_t *c, int count, bool exhaustive_pairs)
             memset(part, 0x5A, (size_t)(e - f) + GUARD);
             mdt_pack_range(t, src, f, e, part);
             if (memcmp(part, exp + f, (size_t)(e - f)) != 0)
-                CHECK_MSG(0, "%s: pack range [%lld, %lld)", what, f, e);
+                CHECK_MSG(0, "%s: pack range [%ld, %ld)", what, (long)f, (long)e);
             check_guard(part + (e - f), GUARD, 0x5A, what);
             if (!exhaustive_pairs && ++pairs == 300) goto pairs_done;
         }
@@ -187,8 +187,8 @@ pairs_done:;
             MPI_Count e = f + chunks[ci] < total ? f + chunks[ci] : total;
             mdt_pack_range(t, src, f, e, part + f);
         }
-        CHECK_MSG(memcmp(part, exp, (size_t)total) == 0, "%s: chunks of %lld", what,
-                  chunks[ci]);
+        CHECK_MSG(memcmp(part, exp, (size_t)total) == 0, "%s: chunks of %ld", what,
+                  (long)chunks[ci]);
     }
 
     /* walk: pieces tile the range in stream order */

@@ -2,7 +2,8 @@
 # cmake --install into a temporary prefix, check the layout, build and run
 # ptl_hello with the installed mpicc/mpirun/mpiexec, then move the whole
 # prefix (to a path with a space) and do it again: the install is relocatable.
-# Also a shared-library user (mpicc ... -lportals) runs without LD_LIBRARY_PATH.
+# Also a shared-library user (mpicc ... -lportals) runs without LD_LIBRARY_PATH,
+# and an MPICH-built program on the installed libmpich.so.12.
 # usage: install_run.sh CMAKE BUILD_DIR SOURCE_DIR LIBDIR INCLUDEDIR BINDIR
 set -u
 cmake=$1 build=$2 srcdir=$3 libdir=$4 incdir=$5 bindir=$6
@@ -41,6 +42,16 @@ if command -v readelf >/dev/null 2>&1; then
         || fail "sluicerun has no RPATH \$ORIGIN/../$libdir: $(readelf -d "$prefix/$bindir/sluicerun" | grep PATH)"
 fi
 "$prefix/$bindir/sluice_info" > /dev/null || fail "installed sluice_info"
+# The MPICH ABI library (not in sanitizer builds), in a directory of its
+# own and without the libmpich.so link-time name (docs/TOOLS.md).
+abi=$libdir/sluice-mpich
+if [ -e "$build/lib/sluice-mpich/libmpich.so.12" ]; then
+    [ -f "$prefix/$abi/libmpich.so.12" ] || fail "not installed: $abi/libmpich.so.12"
+    [ "$(readlink "$prefix/$abi/libmpi.so.12")" = libmpich.so.12 ] \
+        || fail "$abi/libmpi.so.12 is not a symlink to libmpich.so.12"
+    [ ! -e "$prefix/$abi/libmpich.so" ] || fail "$abi/libmpich.so installed"
+    [ ! -e "$prefix/$libdir/libmpich.so.12" ] || fail "libmpich.so.12 installed in $libdir"
+fi
 echo "layout: ok"
 
 run_in() { # run_in PREFIX
@@ -60,6 +71,13 @@ run_in() { # run_in PREFIX
         || { cat "$tmp/so.out"; fail "hello_so under mpiexec"; }
     [ "$(grep -c '^ptl_hello: rank' "$tmp/so.out")" -eq 2 ] || { cat "$tmp/so.out"; fail "hello_so output"; }
     echo "shared libportals user in $p: ok"
+    # An MPICH-built program runs on the installed MPICH ABI library.
+    mpich_prog=$build/tests/mpi/mpi_mpichabi_mpich
+    if [ -e "$p/$abi/libmpich.so.12" ] && [ -x "$mpich_prog" ]; then
+        LD_LIBRARY_PATH="$p/$abi" "$p/$bindir/mpiexec" -n 2 --timeout 30 "$mpich_prog" sluice \
+            > "$tmp/abi.out" 2>&1 || { cat "$tmp/abi.out"; fail "MPICH-built program on $p/$abi"; }
+        echo "MPICH-built program on $p/$abi: ok"
+    fi
 }
 run_in "$prefix"
 
