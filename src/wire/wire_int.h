@@ -150,6 +150,11 @@ typedef struct wire_peer {
     sl_list_t pending;      /* wire_pend_t, FIFO */
     _Atomic uint32_t rx_pending; /* its slots we retrieved, credits not returned yet */
     shm_hdr_t *hdr;         /* its segment, mapped */
+    /* Its geometry, read once at attach after shm_verify_peer checked it:
+     * the header stays writable by the peer, so these are never re-read
+     * from it (a peer's shared memory is input: docs/RELIABILITY.md). */
+    uint64_t seg_len, heap_len;
+    uint32_t stage_chans, stage_chunk;
     char *ring;
     shm_stage_chan_t *chans;
     char *stage_bufs;
