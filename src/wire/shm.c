@@ -235,6 +235,23 @@ sl_status_t shm_attach_peers(wire_t *w)
     return SL_OK;
 }
 
+bool wire_segment_owner(const char *name, int *pid, int *rank)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/%s", name);
+    int fd = shm_open(path, O_RDONLY | O_NONBLOCK, 0);
+    if (fd < 0) return false;
+    shm_hdr_t h;
+    bool ok = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h && h.magic == SHM_MAGIC &&
+              h.version == SHM_VERSION;
+    close(fd);
+    if (ok) {
+        *pid = (int)h.pid;
+        *rank = (int)h.rank;
+    }
+    return ok;
+}
+
 void shm_unlink_own(wire_t *w)
 {
     if (w->shm_linked && shm_unlink(w->shm_name) == 0) w->shm_linked = false;
