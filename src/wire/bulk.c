@@ -380,7 +380,8 @@ sl_status_t wire_put(wire_t *w, int peer, uint64_t raddr, const void *laddr, siz
 void bulk_stage_request(wire_t *w, int src, const void *data, size_t len)
 {
     stage_req_t req;
-    /* A correct peer never sends these; ignored, its copy would hang. */
+    /* A correct peer never sends a malformed request, and one ignored would leave the
+     * peer's copy waiting for ever: the job ends. */
     if (len != sizeof req)
         wire_die(w, 70, "wire: staging request of %zu bytes from rank %d", len, src);
     memcpy(&req, data, sizeof req);
