@@ -147,12 +147,11 @@ close_fd:
     return st;
 }
 
-/* Check that a mapped segment belongs to this job and agrees with us. */
-static sl_status_t shm_verify_peer(wire_t *w, int r, const shm_hdr_t *h, size_t maplen)
+sl_status_t shm_check_peer_header(const wire_t *w, const char *jobkey, int r, const shm_hdr_t *h,
+                                  size_t maplen)
 {
-    const boot_info_t *bi = boot_get_info(w->boot);
     if (h->magic != SHM_MAGIC || h->version != SHM_VERSION || h->seg_len != maplen ||
-        memcmp(h->jobkey, bi->jobkey, BOOT_JOBKEY_LEN) != 0 || h->rank != (uint32_t)r ||
+        memcmp(h->jobkey, jobkey, BOOT_JOBKEY_LEN) != 0 || h->rank != (uint32_t)r ||
         h->job_size != (uint32_t)w->size) {
         sl_log_error("wire: shared memory of rank %d does not belong to this job", r);
         return SL_ERR_AUTH;
@@ -176,15 +175,19 @@ static sl_status_t shm_verify_peer(wire_t *w, int r, const shm_hdr_t *h, size_t 
     }
     /* Every region the offsets name must lie inside the mapping, in order:
      * they are used as they are to place the ring, cells, staging buffers
-     * and heap (a peer's shared memory is input). */
-    uint64_t ring_end = h->ring_off + (uint64_t)w->layout.slots * SHM_SLOT;
-    uint64_t fb_end = h->fb_off + (uint64_t)w->size * w->fb_cells * FB_CELL;
-    uint64_t stage_end = h->stage_off + (uint64_t)h->stage_chans * sizeof(shm_stage_chan_t) +
-                         (uint64_t)h->stage_chans * 2 * h->stage_chunk;
+     * and heap (a peer's shared memory is input).  Sizes are ours (equal,
+     * checked above); only differences of ordered offsets are compared, so
+     * no sum can wrap whatever the values. */
+    uint64_t ring_bytes = (uint64_t)w->layout.slots * SHM_SLOT;
+    uint64_t fb_bytes = (uint64_t)w->size * w->fb_cells * FB_CELL;
+    uint64_t stage_bytes = (uint64_t)h->stage_chans * sizeof(shm_stage_chan_t) +
+                           (uint64_t)h->stage_chans * 2 * h->stage_chunk;
     if (h->quota != w->layout.quota || h->pkt_slots != w->layout.pkt_slots ||
-        h->ring_off < sizeof(shm_hdr_t) || h->ring_off % SHM_SLOT || h->fb_off < ring_end ||
-        h->fb_off % FB_CELL || h->stage_off < fb_end || h->stage_off % SHM_SLOT ||
-        h->heap_off < stage_end || h->heap_off > maplen || h->heap_len > maplen - h->heap_off) {
+        h->ring_off < sizeof(shm_hdr_t) || h->ring_off % SHM_SLOT || h->fb_off % FB_CELL ||
+        h->stage_off % SHM_SLOT || h->ring_off > h->fb_off || h->fb_off > h->stage_off ||
+        h->stage_off > h->heap_off || h->heap_off > maplen ||
+        h->fb_off - h->ring_off < ring_bytes || h->stage_off - h->fb_off < fb_bytes ||
+        h->heap_off - h->stage_off < stage_bytes || h->heap_len > maplen - h->heap_off) {
         sl_log_error("wire: the shared memory of rank %d has an impossible layout", r);
         return SL_ERR_AUTH;
     }
@@ -211,7 +214,7 @@ static sl_status_t shm_attach_one(wire_t *w, int r)
         sl_log_error("wire: cannot map shared memory of rank %d", r);
         return st;
     }
-    st = shm_verify_peer(w, r, map, (size_t)sb.st_size);
+    st = shm_check_peer_header(w, bi->jobkey, r, map, (size_t)sb.st_size);
     if (st != SL_OK) {
         munmap(map, (size_t)sb.st_size);
         return st;
@@ -353,7 +356,7 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg,
     wire_peer_t *p = &w->peers[peer];
     shm_hdr_t *h = p->hdr;
     uint32_t k = shm_pkt_slots(len);
-    uint32_t slots = w->layout.slots; /* the peer's too (shm_verify_peer), not read from it */
+    uint32_t slots = w->layout.slots; /* the peer's too (shm_check_peer_header), not read from it */
     size_t ring_bytes = (size_t)slots * SHM_SLOT;
     uint64_t pos = atomic_fetch_add_explicit(&h->tail, k, memory_order_acq_rel);
     if (w->check) shm_check_room(w, peer, pos, k);

@@ -4,7 +4,8 @@
  * the read position (any source, length, type, flags, message number),
  * credit packets and piggybacked credits, fastbox cells, staging requests,
  * the split-copy doorbell; interleaved with sends of ours (which take
- * credits and park) and wire_progress, the real receive entry.
+ * credits and park) and wire_progress, the real receive entry.  And the
+ * peer's segment header as attach checks it (attach_header).
  *
  * The wire_t is built here as wire_init would build it for rank 1 of 3,
  * with every region (ring, cells, staging area of each rank) a separate
@@ -216,6 +217,58 @@ static void chan_poke(fz_in_t *in)
     atomic_store(&segs[r].chans[c].state[b], fz_u8(in) % 3);
 }
 
+/* A peer's segment header as attach reads it (shm_check_peer_header): any
+ * bytes, mostly with the identity fields right so the layout checks are
+ * reached.  Whatever it accepts must place every region the wire uses
+ * inside the mapping. */
+static const char jobkey[BOOT_JOBKEY_LEN + 1] = "0123456789abcdef0123456789abcdef";
+
+static void attach_header(fz_in_t *in)
+{
+    shm_hdr_t h;
+    memset(&h, 0, sizeof h);
+    uint8_t shape = fz_u8(in);
+    size_t maplen = (size_t)fz_u32(in) % (1u << 24);
+    int r = fz_u8(in) % NRANK;
+    if (shape & 1) {
+        fz_take(in, &h, sizeof h);
+    } else {
+        h.ring_off = fz_u8(in) & 1 ? fz_u64(in) : 4096 * (uint64_t)(fz_u8(in) % 4);
+        h.fb_off = fz_u8(in) & 1 ? fz_u64(in) : h.ring_off + 4096 * (uint64_t)(fz_u8(in) % 4);
+        h.stage_off = fz_u8(in) & 1 ? fz_u64(in) : h.fb_off + 4096 * (uint64_t)(fz_u8(in) % 4);
+        h.heap_off = fz_u8(in) & 1 ? fz_u64(in) : h.stage_off + 4096 * (uint64_t)(fz_u8(in) % 4);
+        h.heap_len = fz_u8(in) & 1 ? fz_u64(in) : 4096 * (uint64_t)(fz_u8(in) % 8);
+        h.stage_chans = fz_u8(in) & 1 ? fz_u32(in) : CHANS;
+        h.stage_chunk = fz_u8(in) & 1 ? fz_u32(in) : CHUNK;
+        h.quota = fz_u8(in) & 1 ? fz_u32(in) : w->layout.quota;
+        h.pkt_slots = fz_u8(in) & 1 ? fz_u32(in) : w->layout.pkt_slots;
+        h.slots = SLOTS;
+        h.credit_slots = 2;
+        h.fb_cells = FBC;
+        if (shape & 2) maplen = h.heap_off + h.heap_len;
+    }
+    if (!(shape & 4)) {
+        h.magic = SHM_MAGIC;
+        h.version = SHM_VERSION;
+        h.rank = (uint32_t)r;
+        h.job_size = NRANK;
+        h.seg_len = maplen;
+        memcpy(h.jobkey, jobkey, BOOT_JOBKEY_LEN);
+    }
+    if (shm_check_peer_header(w, jobkey, r, &h, maplen) != SL_OK) return;
+    /* accepted: every region inside the mapping (in 128 bits: no wrap) */
+    typedef unsigned __int128 u128;
+    u128 ring_end = (u128)h.ring_off + (u128)SLOTS * SHM_SLOT;
+    u128 fb_end = (u128)h.fb_off + (u128)NRANK * FBC * FB_CELL;
+    u128 stage_end = (u128)h.stage_off + (u128)h.stage_chans * sizeof(shm_stage_chan_t) +
+                     (u128)h.stage_chans * 2 * h.stage_chunk;
+    u128 heap_end = (u128)h.heap_off + h.heap_len;
+    if (h.ring_off < sizeof(shm_hdr_t) || ring_end > maplen || fb_end > maplen ||
+        stage_end > maplen || heap_end > maplen || h.stage_chans != CHANS ||
+        h.stage_chunk != CHUNK)
+        abort();
+}
+
 /* The peer consumes what we sent it and returns credits its own way. */
 static void peer_consumes(fz_in_t *in)
 {
@@ -234,7 +287,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         int steps = 0;
         while (in.n && steps++ < 300) {
-            switch (fz_u8(&in) % 9) {
+            switch (fz_u8(&in) % 10) {
             case 0: { size_t at = fz_u32(&in); uint8_t b[64]; ring_poke(at, b, fz_take(&in, b, fz_u8(&in) % 64)); } break;
             case 1:
             case 2: put_packet(&in); break;
@@ -244,6 +297,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             case 6: atomic_store(&w->hdr->split_bell, fz_u8(&in) % 5); break;
             case 7: peer_consumes(&in); break;
             case 8: wire_flush(w, 0); break;
+            case 9: attach_header(&in); break;
             }
             wire_progress(w);
         }
