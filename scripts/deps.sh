@@ -4,8 +4,9 @@
 #   build: gcc, make, cmake          tests: mpich (Hydra launcher, PMI-1 peer)
 #   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh), libfftw3-dev (bench/fft3d.c)
 #   simulator figures: gnuplot-nox; the BookSim cross-check (sim/booksim): flex, bison
+#   fuzz targets (tests/fuzz, scripts/fuzz.sh): clang and its runtime with libFuzzer
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -210,9 +210,17 @@ void boot_abortf(boot_t *boot, int code, const char *fmt, ...)
     boot_abort(boot, code, msg);
 }
 
+static boot_abort_hook_fn boot_abort_hook;
+
+void boot_set_abort_hook(boot_abort_hook_fn fn)
+{
+    boot_abort_hook = fn;
+}
+
 void boot_abort(boot_t *boot, int code, const char *msg)
 {
     (void)boot;
+    if (boot_abort_hook) boot_abort_hook(code, msg);
     PMI_Abort(code, msg);
     exit(code); /* not reached: PMI_Abort ends the process */
 }

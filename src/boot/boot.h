@@ -61,6 +61,12 @@ void boot_abort(boot_t *boot, int code, const char *msg) __attribute__((noreturn
  * end the job this way on a loss or corruption they cannot recover from). */
 void boot_abortf(boot_t *boot, int code, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
+/* Testing hook (fuzz targets, tests/fuzz): fn is called by boot_abort with
+ * the code and message before the job is ended, and may leave by longjmp
+ * (a fuzz target treats an abort on hostile input as a correct outcome).
+ * NULL removes it.  Not for production use: state is not cleaned up. */
+typedef void (*boot_abort_hook_fn)(int code, const char *msg);
+void boot_set_abort_hook(boot_abort_hook_fn fn);
 
 /* Tell the launcher this rank finished cleanly and release the handle.  The
  * launcher connection cannot be opened again by this process afterwards

@@ -48,8 +48,14 @@ static int add(coll_sched_t *s, coll_vertex_t v)
     return (int)s->nv++;
 }
 
-static int world(const coll_sched_t *s, int peer)
+/* A peer outside the communicator is a builder's bug: the schedule fails
+ * (commit returns an error) instead of reading past world_of. */
+static int world(coll_sched_t *s, int peer)
 {
+    if (peer < 0 || peer >= s->size) {
+        s->failed = true;
+        return -1;
+    }
     return s->world_of ? s->world_of[peer] : peer;
 }
 
@@ -83,6 +89,10 @@ int cs_nop(coll_sched_t *s)
 void cs_dep(coll_sched_t *s, int before, int after)
 {
     if (before < 0 || after < 0 || before == after || s->failed) return;
+    if ((uint32_t)before >= s->nv || (uint32_t)after >= s->nv) { /* no such vertex: a bug */
+        s->failed = true;
+        return;
+    }
     if (s->ne == s->cape) {
         uint32_t cap = s->cape ? 2 * s->cape : 32;
         uint32_t(*ne)[2] = realloc(s->edge, cap * sizeof *ne);

@@ -528,37 +528,43 @@ static p2p_req_t *claim(int src, uint32_t tag, uint32_t ctx, bool quick, bool *e
     return NULL;
 }
 
-/* The message at c goes to its receive or our unexpected queue; false
+/* The message at c (its head as checked: h) goes to its receive or our
+ * unexpected queue; false
  * (nothing done) when quick and it would claim a receive on the engine's
  * list. */
-static bool arrive(int src, const sh_head_t *c, bool quick)
+static bool arrive(int src, const sh_head_t *c, const sh_head_t *h, bool quick)
 {
     bool engine = false;
-    p2p_req_t *r = claim(src, c->tag, c->ctx, quick, &engine);
+    p2p_req_t *r = claim(src, h->tag, h->ctx, quick, &engine);
     if (engine) return false;
     if (r) {
-        deliver(r, src, c->tag, c->data, c->len);
+        deliver(r, src, h->tag, c->data, h->len);
         return true;
     }
-    sh_msg_t *m = malloc(sizeof *m + c->len);
+    sh_msg_t *m = malloc(sizeof *m + h->len);
     if (!m)
         p2p_die(75, "p2p: rank %d is out of memory for an unexpected %u-byte message", P.rank,
-                c->len);
-    *m = (sh_msg_t){.src = src, .tag = c->tag, .ctx = c->ctx, .len = c->len};
-    memcpy(m->data, c->data, c->len);
+                h->len);
+    *m = (sh_msg_t){.src = src, .tag = h->tag, .ctx = h->ctx, .len = h->len};
+    memcpy(m->data, c->data, h->len);
     sl_list_push_tail(&S.unexp, &m->link);
     return true;
 }
 
 /* Lines the head c at ring position n covers; dies on a head no sender
- * writes (its lines would run past the ring). */
-static uint32_t read_span(const sh_head_t *c, uint64_t n, int src)
+ * writes (its lines would run past the ring).  The head lies in memory the
+ * sender can still write: it is copied to *h first, and only the copy is
+ * checked and used. */
+static uint32_t read_span(const sh_head_t *c, uint64_t n, int src, sh_head_t *h)
 {
-    uint32_t off = (uint32_t)(n & (S.lines - 1)), k = head_span(c);
-    bool ok = c->ctx == SH_SKIP ? k == S.lines - off : c->len <= S.max && off + k <= S.lines;
+    h->len = *(const volatile uint32_t *)&c->len;
+    h->tag = *(const volatile uint32_t *)&c->tag;
+    h->ctx = *(const volatile uint32_t *)&c->ctx;
+    uint32_t off = (uint32_t)(n & (S.lines - 1)), k = head_span(h);
+    bool ok = h->ctx == SH_SKIP ? k == S.lines - off : h->len <= S.max && off + k <= S.lines;
     if (!ok)
         p2p_die(70, "p2p: corrupt short-message head from rank %d (%u bytes, context %u)", src,
-                c->len, c->ctx);
+                h->len, h->ctx);
     return k;
 }
 
@@ -576,12 +582,13 @@ static int take(int src, bool quick, bool *stopped)
             !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
                                                      memory_order_relaxed))
             break; /* empty, or taken back by the sender */
-        uint32_t k = read_span(c, p->rx, src);
-        if (c->ctx == SH_MARK) { /* Portals messages follow: engine first */
+        sh_head_t h;
+        uint32_t k = read_span(c, p->rx, src, &h);
+        if (h.ctx == SH_MARK) { /* Portals messages follow: engine first */
             if (p->deferring) flush_deferred(src);
             p->deferring = false;
-        } else if (c->ctx != SH_SKIP) {
-            if (!arrive(src, c, quick)) { /* unclaimed again: the sender may take it back */
+        } else if (h.ctx != SH_SKIP) {
+            if (!arrive(src, c, &h, quick)) { /* unclaimed again: the sender may take it back */
                 atomic_store_explicit(&c->seq, v, memory_order_release);
                 *stopped = true;
                 break;

@@ -412,8 +412,29 @@ static bool tgt_defer(int src, const ptl_req_hdr_t *h, const void *data, size_t 
     return true;
 }
 
+/* What xfer.c sends: a put's or atomic's data inline (all of it, RF_INLINE)
+ * or by address (RF_BULK, puts and gets only), a get inline with no data
+ * or by address, atomics no longer than the largest max_(fetch_)atomic_size
+ * (TGT_FETCH_MAX, which also sizes the buffer of the old values).  Anything
+ * else comes from a corrupt or hostile peer: serving it would read past the
+ * packet or overrun the fetch buffer, so the job ends. */
+static void tgt_check_header(int src, const ptl_req_hdr_t *h, size_t len)
+{
+    unsigned how = h->flags & (RF_INLINE | RF_BULK);
+    bool atomic = h->kind >= RK_ATOMIC && h->kind <= RK_SWAP;
+    bool ok = h->kind >= RK_PUT && h->kind <= RK_SWAP && (how == RF_INLINE || how == RF_BULK);
+    if (ok && how == RF_INLINE) ok = h->kind == RK_GET ? len == 0 : h->length == len;
+    if (ok && atomic) ok = how == RF_INLINE && h->length <= TGT_FETCH_MAX;
+    if (!ok)
+        boot_abortf(ptl_g.boot, 70,
+                    "ptl: malformed request from rank %d (kind %u, flags %#x, length %llu, "
+                    "%zu bytes of data)", src, h->kind, h->flags, (unsigned long long)h->length,
+                    len);
+}
+
 void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
 {
+    tgt_check_header(src, h, len);
     if ((q_head || tgt_needs_staging(src, h)) && tgt_defer(src, h, data, len)) return;
     if (tgt_serve(src, h, data, len)) return;
     if (!tgt_defer(src, h, data, len))

@@ -347,6 +347,15 @@ void ptl_wire_recv(void *arg, const wire_frag_t *f)
     }
     ptl_rx_t *rx = &((ptl_rx_t *)ptl_g.rx)[f->src];
     if (f->first) rx->len = 0;
+    /* wire_send takes at most WIRE_MSG_MAX bytes: a longer train of
+     * fragments is impossible (and would grow the buffer without end) */
+    if (rx->len + f->len > WIRE_MSG_MAX)
+        boot_abortf(ptl_g.boot, 70, "ptl: rank %d sent fragments of a message longer than %u "
+                    "bytes", f->src, WIRE_MSG_MAX);
+    if (f->len == 0) { /* nothing to append (and rx->buf may be NULL) */
+        if (f->last) ptl_dispatch(f->src, f->type, rx->buf, rx->len);
+        return;
+    }
     if (rx->len + f->len > rx->cap) {
         size_t cap = (rx->len + f->len) * 2;
         char *b = realloc(rx->buf, cap);

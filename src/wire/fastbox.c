@@ -74,15 +74,16 @@ static bool fb_take(wire_t *w, int src)
     fb_cell_t *c = &p->fb_in[i % w->fb_cells];
     if (atomic_load_explicit(&c->seq, memory_order_acquire) != FB_SEQ(p->rx_msgs)) return false;
     size_t len = c->len;
-    if (len > FB_PAYLOAD || c->type > WIRE_TYPE_USER_MAX)
+    uint8_t type = c->type; /* read once: the peer may write the cell meanwhile */
+    if (len > FB_PAYLOAD || type > WIRE_TYPE_USER_MAX)
         wire_die(w, 70, "wire: corrupt fastbox cell from rank %d (len %zu, type %u)", src, len,
-                 c->type);
+                 type);
     atomic_store_explicit(&p->fb_rx, i + 1, memory_order_relaxed);
     p->rx_msgs++;
     WIRE_STAT_OWN(&w->stats, fb_pkts_rx, 1);
     WIRE_STAT_OWN(&w->stats, bytes_rx, len);
     /* delivered from the cell (the layer above copies what it keeps), then freed */
-    wire_deliver(w, src, c->type, PF_FIRST | PF_LAST, c->data, len);
+    wire_deliver(w, src, type, PF_FIRST | PF_LAST, c->data, len);
     atomic_store_explicit(&c->seq, 0, memory_order_release);
     return true;
 }

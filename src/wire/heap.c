@@ -132,7 +132,7 @@ size_t wire_heap_size(const wire_t *w)
 char *heap_translate(const wire_t *w, int peer, uint64_t raddr, size_t len)
 {
     const wire_peer_t *p = &w->peers[peer];
-    uint64_t hl = p->hdr->heap_len;
+    uint64_t hl = p->heap_len; /* as checked at attach, not the peer's header now */
     if (!p->heap || raddr < p->heap_base || raddr - p->heap_base > hl ||
         len > hl - (raddr - p->heap_base))
         return NULL;

@@ -32,6 +32,10 @@ uint32_t shm_pkt_slots(size_t len)
 static void shm_peer_bind(wire_peer_t *p, shm_hdr_t *h)
 {
     p->hdr = h;
+    p->seg_len = h->seg_len;
+    p->heap_len = h->heap_len;
+    p->stage_chans = h->stage_chans;
+    p->stage_chunk = h->stage_chunk;
     p->ring = (char *)h + h->ring_off;
     p->chans = (shm_stage_chan_t *)((char *)h + h->stage_off);
     p->stage_bufs = (char *)(p->chans + h->stage_chans);
@@ -143,12 +147,11 @@ close_fd:
     return st;
 }
 
-/* Check that a mapped segment belongs to this job and agrees with us. */
-static sl_status_t shm_verify_peer(wire_t *w, int r, const shm_hdr_t *h, size_t maplen)
+sl_status_t shm_check_peer_header(const wire_t *w, const char *jobkey, int r, const shm_hdr_t *h,
+                                  size_t maplen)
 {
-    const boot_info_t *bi = boot_get_info(w->boot);
     if (h->magic != SHM_MAGIC || h->version != SHM_VERSION || h->seg_len != maplen ||
-        memcmp(h->jobkey, bi->jobkey, BOOT_JOBKEY_LEN) != 0 || h->rank != (uint32_t)r ||
+        memcmp(h->jobkey, jobkey, BOOT_JOBKEY_LEN) != 0 || h->rank != (uint32_t)r ||
         h->job_size != (uint32_t)w->size) {
         sl_log_error("wire: shared memory of rank %d does not belong to this job", r);
         return SL_ERR_AUTH;
@@ -163,6 +166,30 @@ static sl_status_t shm_verify_peer(wire_t *w, int r, const shm_hdr_t *h, size_t 
         sl_log_error("wire: rank %d runs with SLUICE_FASTBOX=%u, this rank with %u: every rank "
                      "must use the same settings", r, h->fb_cells, w->fb_cells);
         return SL_ERR_CONFIG;
+    }
+    if (h->stage_chans != w->hdr->stage_chans || h->stage_chunk != w->hdr->stage_chunk) {
+        sl_log_error("wire: rank %d runs with SLUICE_STAGE_CHANNELS=%u SLUICE_STAGE_CHUNK=%u, "
+                     "this rank with %u and %u: every rank must use the same settings",
+                     r, h->stage_chans, h->stage_chunk, w->hdr->stage_chans, w->hdr->stage_chunk);
+        return SL_ERR_CONFIG;
+    }
+    /* Every region the offsets name must lie inside the mapping, in order:
+     * they are used as they are to place the ring, cells, staging buffers
+     * and heap (a peer's shared memory is input).  Sizes are ours (equal,
+     * checked above); only differences of ordered offsets are compared, so
+     * no sum can wrap whatever the values. */
+    uint64_t ring_bytes = (uint64_t)w->layout.slots * SHM_SLOT;
+    uint64_t fb_bytes = (uint64_t)w->size * w->fb_cells * FB_CELL;
+    uint64_t stage_bytes = (uint64_t)h->stage_chans * sizeof(shm_stage_chan_t) +
+                           (uint64_t)h->stage_chans * 2 * h->stage_chunk;
+    if (h->quota != w->layout.quota || h->pkt_slots != w->layout.pkt_slots ||
+        h->ring_off < sizeof(shm_hdr_t) || h->ring_off % SHM_SLOT || h->fb_off % FB_CELL ||
+        h->stage_off % SHM_SLOT || h->ring_off > h->fb_off || h->fb_off > h->stage_off ||
+        h->stage_off > h->heap_off || h->heap_off > maplen ||
+        h->fb_off - h->ring_off < ring_bytes || h->stage_off - h->fb_off < fb_bytes ||
+        h->heap_off - h->stage_off < stage_bytes || h->heap_len > maplen - h->heap_off) {
+        sl_log_error("wire: the shared memory of rank %d has an impossible layout", r);
+        return SL_ERR_AUTH;
     }
     return SL_OK;
 }
@@ -187,16 +214,16 @@ static sl_status_t shm_attach_one(wire_t *w, int r)
         sl_log_error("wire: cannot map shared memory of rank %d", r);
         return st;
     }
-    st = shm_verify_peer(w, r, map, (size_t)sb.st_size);
+    st = shm_check_peer_header(w, bi->jobkey, r, map, (size_t)sb.st_size);
     if (st != SL_OK) {
         munmap(map, (size_t)sb.st_size);
         return st;
     }
     wire_peer_t *p = &w->peers[r];
     shm_peer_bind(p, map);
-    shm_populate(map, p->hdr->ring_off, (size_t)p->hdr->slots * SHM_SLOT); /* we write there */
+    shm_populate(map, p->hdr->ring_off, (size_t)w->layout.slots * SHM_SLOT); /* we write there */
     p->pid = (pid_t)p->hdr->pid;
-    p->credits = p->hdr->quota;
+    p->credits = w->layout.quota;
     p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
     return SL_OK;
 }
@@ -211,6 +238,23 @@ sl_status_t shm_attach_peers(wire_t *w)
     return SL_OK;
 }
 
+bool wire_segment_owner(const char *name, int *pid, int *rank)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/%s", name);
+    int fd = shm_open(path, O_RDONLY | O_NONBLOCK, 0);
+    if (fd < 0) return false;
+    shm_hdr_t h;
+    bool ok = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h && h.magic == SHM_MAGIC &&
+              h.version == SHM_VERSION;
+    close(fd);
+    if (ok) {
+        *pid = (int)h.pid;
+        *rank = (int)h.rank;
+    }
+    return ok;
+}
+
 void shm_unlink_own(wire_t *w)
 {
     if (w->shm_linked && shm_unlink(w->shm_name) == 0) w->shm_linked = false;
@@ -220,7 +264,7 @@ void shm_detach(wire_t *w)
 {
     for (int r = 0; r < w->size; r++) {
         wire_peer_t *p = &w->peers[r];
-        if (p->hdr && r != w->rank) munmap(p->hdr, p->hdr->seg_len);
+        if (p->hdr && r != w->rank) munmap(p->hdr, p->seg_len);
         if (p->pidfd >= 0) close(p->pidfd);
         p->hdr = NULL;
         p->pidfd = -1;
@@ -298,12 +342,12 @@ static void shm_check_room(wire_t *w, int peer, uint64_t pos, uint32_t k)
 {
     shm_hdr_t *h = w->peers[peer].hdr;
     uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
-    if (pos + k <= head + h->slots) return;
+    if (pos + k <= head + w->layout.slots) return;
     wire_die(w, 72,
              "wire: mailbox overflow toward rank %d: slots %llu..%llu reserved, receiver at "
              "%llu, ring of %u",
              peer, (unsigned long long)pos, (unsigned long long)(pos + k - 1),
-             (unsigned long long)head, h->slots);
+             (unsigned long long)head, w->layout.slots);
 }
 
 void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg, bool lazy,
@@ -312,10 +356,11 @@ void shm_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg,
     wire_peer_t *p = &w->peers[peer];
     shm_hdr_t *h = p->hdr;
     uint32_t k = shm_pkt_slots(len);
-    size_t ring_bytes = (size_t)h->slots * SHM_SLOT;
+    uint32_t slots = w->layout.slots; /* the peer's too (shm_check_peer_header), not read from it */
+    size_t ring_bytes = (size_t)slots * SHM_SLOT;
     uint64_t pos = atomic_fetch_add_explicit(&h->tail, k, memory_order_acq_rel);
     if (w->check) shm_check_room(w, peer, pos, k);
-    size_t base = (size_t)(pos % h->slots) * SHM_SLOT;
+    size_t base = (size_t)(pos % slots) * SHM_SLOT;
     shm_pkt_hdr_t *ph = (shm_pkt_hdr_t *)(p->ring + base);
 
     ring_write(p->ring, ring_bytes, base + SHM_PKT_HDR, iov, iovcnt, off, len);
@@ -356,8 +401,10 @@ bool shm_ring_ready(wire_t *w)
  * or a foreign writer: the ring cannot be resynchronised, so end the job. */
 static void shm_corrupt(wire_t *w, const shm_pkt_hdr_t *ph)
 {
-    wire_die(w, 70, "wire: corrupt packet in mailbox at position %llu (src %u, len %u, type %u)",
-             (unsigned long long)atomic_load(&w->head), ph->src, ph->len, ph->type);
+    wire_die(w, 70,
+             "wire: corrupt packet in mailbox at position %llu (from rank %u by its header: len "
+             "%u, type %u, flags %#x)",
+             (unsigned long long)atomic_load(&w->head), ph->src, ph->len, ph->type, ph->flags);
 }
 
 /* Take one packet at the head of our ring; returns its slot count or 0. */
@@ -396,6 +443,7 @@ static uint32_t shm_take_one(wire_t *w)
     }
     if (type == WIRE_T_CREDIT) {
         uint32_t c;
+        if (len != sizeof c) shm_corrupt(w, ph);
         memcpy(&c, data, sizeof c);
         WIRE_STAT_OWN(&w->stats, credit_pkts_rx, 1);
         credits += c;

@@ -281,12 +281,14 @@ void wire_credits_arrived(wire_t *w, int peer, uint32_t credits)
 {
     wire_peer_t *p = &w->peers[peer];
     pthread_mutex_lock(&p->lock);
+    /* Cannot happen with a correct peer: it returns only slots we filled.
+     * More would let us overrun its ring, so the job ends (in 64 bits: a
+     * hostile count must not wrap round to a plausible one). */
+    if ((uint64_t)p->credits + credits > w->layout.quota)
+        wire_die(w, 70, "wire: rank %d returned %u credits, %u more than its quota of %u allows",
+                 peer, credits, (unsigned)((uint64_t)p->credits + credits - w->layout.quota),
+                 w->layout.quota);
     p->credits += credits;
-    if (p->credits > p->hdr->quota) {
-        /* Cannot happen with a correct peer; never trust more than the quota. */
-        sl_log_error("wire: rank %d returned more credits than its quota", peer);
-        p->credits = p->hdr->quota;
-    }
     wire_drain_pending(w, peer);
     pthread_mutex_unlock(&p->lock);
 }
@@ -438,7 +440,9 @@ sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, siz
 
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data, size_t len)
 {
-    if (type == WIRE_T_STAGE) {
+    if (type > WIRE_TYPE_USER_MAX) {
+        if (type != WIRE_T_STAGE)
+            wire_die(w, 70, "wire: packet of unknown type %#x from rank %d", type, src);
         bulk_stage_request(w, src, data, len);
         return;
     }

@@ -198,4 +198,10 @@ void *wire_heap_peer(const wire_t *w, int peer, uint64_t raddr, size_t len);
 /* Whether bulk copies to peer use cross-memory attach. */
 bool wire_peer_uses_cma(const wire_t *w, int peer);
 
+/* For launchers cleaning up after a job: if the shared-memory object name
+ * (as in /dev/shm, without the slash) is a wire segment, the pid and rank
+ * its header names as creator (true), else false.  Reads the header only;
+ * never blocks. */
+bool wire_segment_owner(const char *name, int *pid, int *rank);
+
 #endif

@@ -150,6 +150,11 @@ typedef struct wire_peer {
     sl_list_t pending;      /* wire_pend_t, FIFO */
     _Atomic uint32_t rx_pending; /* its slots we retrieved, credits not returned yet */
     shm_hdr_t *hdr;         /* its segment, mapped */
+    /* Its geometry, read once at attach after shm_check_peer_header checked it:
+     * the header stays writable by the peer, so these are never re-read
+     * from it (a peer's shared memory is input: docs/RELIABILITY.md). */
+    uint64_t seg_len, heap_len;
+    uint32_t stage_chans, stage_chunk;
     char *ring;
     shm_stage_chan_t *chans;
     char *stage_bufs;
@@ -225,6 +230,12 @@ struct wire {
 /* shm.c */
 sl_status_t shm_create(wire_t *w);
 sl_status_t shm_attach_peers(wire_t *w);
+/* Does the header of rank r's segment, mapped over maplen bytes, belong to
+ * the job with jobkey and agree with our settings, its regions all inside
+ * the mapping?  SL_ERR_AUTH or SL_ERR_CONFIG (logged) if not.  Called at
+ * attach (and by fuzz_wire). */
+sl_status_t shm_check_peer_header(const wire_t *w, const char *jobkey, int r, const shm_hdr_t *h,
+                                  size_t maplen);
 void shm_unlink_own(wire_t *w);
 void shm_detach(wire_t *w);
 uint32_t shm_pkt_slots(size_t len);

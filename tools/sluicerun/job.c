@@ -6,6 +6,7 @@
  * process group the job creates (rank 0 leads it); never by name. */
 #include "sluicerun.h"
 #include "util/sys.h"
+#include "wire/wire.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -395,7 +396,19 @@ static int job_spawn_all(sr_job_t *job)
 
 /* ---- clean-up ----------------------------------------------------------------------- */
 
-/* Remove /dev/shm/sluice-<jobkey>-*: the job's wire segments. */
+/* Was the wire segment name created by one of our ranks (whatever key it
+ * used: a rank may have been given another SLUICE_JOBKEY, and then its
+ * segment does not carry ours)? */
+static bool job_owns_segment(const sr_job_t *job, const char *name)
+{
+    int pid, rank;
+    if (strncmp(name, "sluice-", 7) != 0 || !wire_segment_owner(name, &pid, &rank)) return false;
+    return rank >= 0 && rank < job->n && job->ranks[rank].pid == (pid_t)pid;
+}
+
+/* Remove /dev/shm/sluice-<jobkey>-*, the job's wire segments, and any
+ * other wire segment one of its ranks created (a rank killed between
+ * creating its segment and unlinking it leaves one behind). */
 static void job_remove_shm(const sr_job_t *job)
 {
     char prefix[64];
@@ -404,7 +417,8 @@ static void job_remove_shm(const sr_job_t *job)
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, prefix, (size_t)plen) != 0) continue;
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 && !job_owns_segment(job, e->d_name))
+            continue;
         if (unlinkat(dirfd(d), e->d_name, 0) != 0 && errno != ENOENT)
             fprintf(stderr, "sluicerun: cannot remove /dev/shm/%s: %s\n", e->d_name,
                     strerror(errno));
