@@ -9,6 +9,7 @@
 
 #include "p2p/p2p.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +102,15 @@ void coll_run_finish(coll_run_t *r)
     if (r->on_done) r->on_done(r, r->on_done_arg);
 }
 
+/* a vertex's trace span: the run and the vertex */
+#define VSPAN(r, v) ((uint64_t)(uintptr_t)(r) ^ (uint64_t)(v) << 48)
+static const char *const vname[] = {"send", "recv", "reduce", "copy", "nop"};
+
 static void complete(coll_run_t *r, uint32_t v)
 {
     const coll_sched_t *s = r->s;
     const coll_vertex_t *x = &s->v[v];
+    SL_TRACE('e', "coll", vname[x->kind], VSPAN(r, v), NULL);
     for (uint32_t j = 0; j < x->nsucc; j++) {
         uint32_t w = s->succ[x->succ0 + j];
         if (--r->rem[w] == 0) r->ready[r->nready++] = w;
@@ -150,6 +156,9 @@ static void start_xfer(coll_run_t *r, uint32_t v)
 static void start(coll_run_t *r, uint32_t v)
 {
     const coll_vertex_t *x = &r->s->v[v];
+    SL_TRACE('b', "coll", vname[x->kind], VSPAN(r, v),
+             "\"vertex\":%u,\"peer\":%d,\"len\":%zu,\"exec\":\"host\",\"coll\":\"%s\"", v,
+             x->peer, x->len, coll_kind_name((coll_kind_t)r->s->kind));
     switch (x->kind) {
     case CV_SEND:
     case CV_RECV: start_xfer(r, v); return;

@@ -43,6 +43,7 @@
 
 #include "util/log.h"
 #include "util/param.h"
+#include "util/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -502,6 +503,9 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
     r->done = false;
     r->off = o;
     coll_state.active++;
+    SL_TRACE('b', "coll", "offloaded run", (uint64_t)(uintptr_t)r,
+             "\"coll\":\"%s\",\"vertices\":%u,\"seq\":%u,\"exec\":\"offload\",\"rndv\":\"%s\"",
+             coll_kind_name((coll_kind_t)s->kind), s->nv, seq, O.append ? "append" : "notice");
     int rc = compile(r, o, seq);
     if (rc != PTL_OK) {
         /* the peers may wait for this rank's messages now: say so loudly */
@@ -533,6 +537,7 @@ int coll_off_collect(void)
                 r->err = SL_ERR_PROTO;
         }
         off_free(o);
+        SL_TRACE('e', "coll", "offloaded run", (uint64_t)(uintptr_t)r, NULL);
         r->left = 0;
         coll_run_finish(r);
         n++;

@@ -67,7 +67,7 @@ const char *coll_variant_name(int variant)
 
 const char *coll_kind_name(coll_kind_t kind)
 {
-    return kind < COLL_NKIND ? kind_names[kind] : "?";
+    return kind < COLL_NKIND ? kind_names[kind] : kind == COLL_NKIND ? "user schedule" : "?";
 }
 
 int coll_variants(coll_kind_t kind, int *variants, int max)

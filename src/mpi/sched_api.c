@@ -56,6 +56,7 @@ int SLUICE_Sched_create(MPI_Comm comm, SLUICE_Sched *sched)
         free(h);
         return mpi_err(c, MPI_ERR_NO_MEM, "SLUICE_Sched_create", NULL);
     }
+    h->s->kind = COLL_NKIND; /* (names it "user schedule" in traces and warnings) */
     h->comm = c;
     mcomm_retain(c);
     *sched = h;

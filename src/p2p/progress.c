@@ -4,6 +4,7 @@
  * notice entry, which says what a PUT was. */
 #include "p2p/p2p_int.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@ unsigned p2p_kind(ptl_match_bits_t mb)
 /* A zero-byte put to a peer's sync PT: a match notice, FIN or CTS. */
 void p2p_notify(ptl_process_t to, ptl_hdr_data_t what)
 {
+    SL_TRACE('i', "p2p", (what & NT_FIN) ? "FIN" : (what & NT_CTS) ? "CTS" : "match notice", 0,
+             "\"peer\":%u", to.rank);
     int rc = PtlPut(P.md, 0, 0, PTL_NO_ACK_REQ, to, P2P_SYNC_PT, 0, 0, NULL, what);
     if (rc != PTL_OK) sl_log_error("p2p: notice to rank %u failed (%d)", to.rank, rc);
 }

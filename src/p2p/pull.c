@@ -33,6 +33,7 @@
 #include "util/log.h"
 
 #include "util/sys.h"
+#include "util/trace.h"
 
 #include <string.h>
 
@@ -58,6 +59,7 @@ static void pump(p2p_req_t *r)
          * copy twice, the second time under a nonce maybe reused (a failed
          * get keeps the count short, see the top) */
         if (!r->rv_quiet || r->rv_failed) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
+        SL_TRACE('e', "p2p", "pull", r->rv_nonce, NULL);
         p2p_req_done(r);
     }
 }
@@ -134,6 +136,8 @@ void p2p_pull_start(p2p_req_t *r, ptl_process_t from, unsigned nonce, size_t hav
     r->rv_inflight = 0;
     r->rv_tau = 0;
     r->rv_t0 = P.sink_slowdown > 1 ? sl_now_ns() : 0;
+    SL_TRACE('b', "p2p", "pull", nonce, "\"peer\":%u,\"bytes\":%zu,\"triggered\":%d",
+             from.rank, end - have, P.rdrp_triggered && P.sink_slowdown <= 1);
     if (P.rdrp_triggered && P.sink_slowdown <= 1 && end > have && trig_start(r)) {
         P.stats.pulls_triggered++;
         return;
@@ -155,6 +159,7 @@ void p2p_pull_fin_sent(p2p_req_t *r)
         if (r->rv_quiet) p2p_notify(r->rv_peer, NT_FIN | r->rv_nonce);
     }
     trig_release(r);
+    SL_TRACE('e', "p2p", "pull", r->rv_nonce, NULL);
     p2p_req_done(r);
 }
 

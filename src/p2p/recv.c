@@ -11,6 +11,7 @@
  * context and tag), unless a wildcard receive is still unresolved: its
  * eventual source and tag would shift the numbers (paper 003 §4.1). */
 #include "p2p/p2p_int.h"
+#include "util/trace.h"
 #include "util/log.h"
 
 #include <string.h>
@@ -27,6 +28,7 @@ static void receiver_ready(p2p_req_t *r)
     int rc = PtlPut(P.md, 0, 0, PTL_NO_ACK_REQ, to, P2P_RR_PT, p2p_mbits(0, r->ctx, r->tag), 0,
                     NULL, (ptl_hdr_data_t)r->seq);
     if (rc == PTL_OK) P.stats.rr_sent++;
+    SL_TRACE('i', "p2p", "RECEIVER_READY", 0, "\"peer\":%u,\"tag\":%d", to.rank, r->tag);
 }
 
 static ptl_me_t recv_me(void *buf, size_t len, int src, int tag, unsigned ctx, unsigned opts)

@@ -30,6 +30,7 @@
  *              the receiver answers CTS with a buffer it exposed, and the
  *              sender writes the data when it next makes progress. */
 #include "p2p/p2p_int.h"
+#include "util/trace.h"
 #include "util/log.h"
 
 #include <stdlib.h>
@@ -248,6 +249,8 @@ static sl_status_t send_portals(p2p_req_t *r)
         if (P.hybrid_bytes + len > P2P_HYBRID_BUDGET)
             proto = P2P_PROTO_SEND_RNDV; /* enough copies held: this one waits */
     }
+    SL_TRACE('i', "p2p", p2p_proto_name(proto), 0, "\"peer\":%d,\"bytes\":%zu,\"tag\":%d", dst,
+             len, tag);
     switch (proto) {
     case P2P_PROTO_EAGER: st = send_eager(r, dst, ctx, tag, r->sync), P.stats.eager++; break;
     case P2P_PROTO_HYBRID: st = send_hybrid(r, dst, ctx, tag), P.stats.hybrid++; break;
@@ -290,6 +293,8 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
         (void)p2p_seq_send(dst, ctx, tag, &seq);
         p2p_short_put(r);
         P.stats.short_msgs++;
+        SL_TRACE('i', "p2p", "short", 0, "\"peer\":%d,\"bytes\":%zu,\"tag\":%d", dst, r->len,
+                 tag);
     } else if ((st = send_portals(r)) == SL_OK) {
         p2p_short_portals_sent(dst);
     } else {

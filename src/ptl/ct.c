@@ -8,6 +8,7 @@
  * changed the counter), so chains of triggered CTInc work without recursion
  * and registration cannot race with updates (both run under the engine lock). */
 #include "ptl/ptl_int.h"
+#include "util/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,10 @@ void ptl_ct_set(ptl_ct_t *ct, ptl_ct_event_t v)
 
 static void trig_exec(ptl_trig_t *t)
 {
+    static const char *const kinds[] = {"", "triggered xfer", "triggered ctinc", "triggered ctset",
+                                        "triggered me append", "triggered me unlink"};
+    SL_TRACE('i', "ptl", kinds[t->kind <= TK_MEUNLINK ? t->kind : 0], 0,
+             "\"threshold\":%llu", (unsigned long long)t->threshold);
     switch (t->kind) {
     case TK_XFER:
         if (ptl_xfer_start(&t->x) != PTL_OK) ptl_xfer_start_failed(&t->x);

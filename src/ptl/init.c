@@ -7,6 +7,7 @@
 #include "util/log.h"
 #include "util/param.h"
 #include "util/sys.h"
+#include "util/trace.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -180,6 +181,7 @@ static int ptl_start(void)
         return PTL_FAIL;
     }
     ptl_spin_base_ns = wire_spin_ns(ptl_g.wire);
+    sl_trace_init(ptl_g.rank);
     atomic_store(&ptl_g.stop, false);
     ptl_g.progress_running = pthread_create(&ptl_g.progress, NULL, ptl_progress_main, NULL) == 0;
     if (!ptl_g.progress_running) sl_log_warn("ptl: no progress thread; progress only inside calls");
@@ -215,6 +217,7 @@ static void ptl_stop(void)
     wire_flush(ptl_g.wire, 1000000000);
     PTL_LOCK();
     ptl_target_drop_deferred();
+    sl_trace_flush();
     wire_fini(ptl_g.wire);
     ptl_g.wire = NULL;
     boot_fini(ptl_g.boot);

@@ -143,6 +143,9 @@
       "offloaded messages: notice (receiver-ready notices caught in the unexpected list, "   \
       "paper 004 Fig. 5 without its barrier) or append (RTS/RTR with triggered ME appends, " \
       "Fig. 6); every rank must say the same")                                               \
+    X(TRACE, "SLUICE_TRACE", STR, "", 0, 0,                                                 \
+      "path: write a Chrome/Perfetto trace of schedules, triggered operations, p2p protocol " \
+      "steps and credit stalls to path.<rank>; sluicerun merges them into path")             \
     X(COLL_DOT, "SLUICE_COLL_DOT", STR, "", 0, 0,                                           \
       "directory: write every collective schedule built as a Graphviz file there")         \
     X(COLL_PROGRESS, "SLUICE_COLL_PROGRESS", INT, "-1", -1, 1,                              \

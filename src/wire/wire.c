@@ -1,6 +1,7 @@
 /* Wire front end: set-up, message fragmentation, credit parking, progress
  * and waiting.  The ring itself is in shm.c, bulk copies in bulk.c. */
 #include "util/log.h"
+#include "util/trace.h"
 #include "util/param.h"
 #include "wire/wire_int.h"
 
@@ -387,6 +388,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
             sl_list_push_tail(&p->pending, &pm->link);
             atomic_fetch_add(&w->parked, 1);
             WIRE_STAT_OWN(&p->tx, stalled_msgs, 1);
+            SL_TRACE('i', "wire", "credit stall", 0, "\"peer\":%d,\"bytes\":%zu", dst, len);
             wire_drain_pending(w, dst);
             /* out of credits: the receiver must drain, even if lazy
              * packets have left its progress thread asleep */

@@ -509,6 +509,7 @@ int job_run(const sr_opts_t *opts, int sigpipe_rd)
     }
     pmi_port_close(&job);
     job_remove_shm(&job);
+    job_merge_trace(job.n);
     int status = job.status_set ? job.status : 0;
     free(pfd), free(ref), job_free(&job);
     return status;

@@ -148,4 +148,7 @@ void out_drain_and_close(sr_out_t *o, int rank);
 /* Write all of buf to fd (waits when fd is non-blocking and full); false on error. */
 bool sr_write_all(int fd, const char *buf, size_t len);
 
+/* trace.c: merge the ranks' SLUICE_TRACE files into one (after the job) */
+void job_merge_trace(int nranks);
+
 #endif
