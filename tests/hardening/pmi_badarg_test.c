@@ -6,6 +6,8 @@
  * sluicerun (the launcher's wire protocol). */
 #include <pmi.h>
 
+#include "badarg.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,46 +79,11 @@ static PMI_BOOL inited;
     X("PMI_KVS_Get unknown key", PMI_KVS_Get(name, "never_put", value, sizeof value), PMI_FAIL) \
     X("PMI_Init again", PMI_Init(&spawned), PMI_SUCCESS)
 
-#define ROW_NAME(nm, call, want) {nm, want},
-#define ROW_CALL(nm, call, want) if (i == k++) return (call);
-
-typedef struct row {
-    const char *name;
-    int want;
-} row_t;
-
-static const row_t no_init_rows[] = {NO_INIT_ROWS(ROW_NAME)};
-static const row_t rows[] = {ROWS(ROW_NAME)};
-
-static int no_init_call(int i)
-{
-    int k = 0;
-    NO_INIT_ROWS(ROW_CALL)
-    return -1000;
-}
-
-static int call(int i)
-{
-    int k = 0;
-    ROWS(ROW_CALL)
-    return -1000;
-}
-
-static int check(const char *what, const row_t *t, int cnt, int (*fn)(int))
-{
-    int ok = 0;
-    for (int i = 0; i < cnt; i++) {
-        int got = fn(i);
-        if (got == t[i].want) ok++;
-        else printf("MISMATCH %s: %s returned %d, documented %d\n", what, t[i].name, got, t[i].want);
-    }
-    printf("%s: %d calls, %d returned the documented code\n", what, cnt, ok);
-    return cnt - ok;
-}
+BADARG_TABLES()
 
 int main(void)
 {
-    int bad = check("pmi.h before PMI_Init", no_init_rows,
+    int bad = badarg_check("pmi.h before PMI_Init", no_init_rows,
                     (int)(sizeof no_init_rows / sizeof *no_init_rows), no_init_call);
     if (PMI_Init(&spawned) != PMI_SUCCESS || PMI_KVS_Get_my_name(name, sizeof name) != PMI_SUCCESS ||
         PMI_KVS_Get_key_length_max(&maxkey) != PMI_SUCCESS ||
@@ -131,7 +98,7 @@ int main(void)
         printf("set-up put failed\n");
         return 1;
     }
-    bad += check("pmi.h", rows, (int)(sizeof rows / sizeof *rows), call);
+    bad += badarg_check("pmi.h", rows, (int)(sizeof rows / sizeof *rows), call);
     PMI_Finalize();
     printf("%s\n", bad ? "FAILED" : "all documented codes");
     return bad ? 1 : 0;

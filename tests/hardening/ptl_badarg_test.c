@@ -9,6 +9,8 @@
  * non-matching one (the "wrong NI" for objects of the other). */
 #include <portals4.h>
 
+#include "badarg.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,42 +327,7 @@ static ptl_le_t d_le;
     X("PtlSluiceMemAlloc invalid NI", PtlSluiceMemAlloc(BAD, 64, &ptr), PTL_ARG_INVALID)    \
     X("PtlSluiceMemAlloc NULL out", PtlSluiceMemAlloc(ni, 64, NULL), PTL_ARG_INVALID)
 
-#define ROW_NAME(name, call, want) {name, want},
-#define ROW_CALL(name, call, want) if (i == k++) return (call);
-
-typedef struct row {
-    const char *name;
-    int want;
-} row_t;
-
-static const row_t no_init_rows[] = {NO_INIT_ROWS(ROW_NAME)};
-static const row_t rows[] = {ROWS(ROW_NAME)};
-
-static int no_init_call(int i)
-{
-    int k = 0;
-    NO_INIT_ROWS(ROW_CALL)
-    return -1000;
-}
-
-static int call(int i)
-{
-    int k = 0;
-    ROWS(ROW_CALL)
-    return -1000;
-}
-
-static int check(const char *what, const row_t *t, int n, int (*fn)(int))
-{
-    int ok = 0;
-    for (int i = 0; i < n; i++) {
-        int got = fn(i);
-        if (got == t[i].want) ok++;
-        else printf("MISMATCH %s: %s returned %d, documented %d\n", what, t[i].name, got, t[i].want);
-    }
-    printf("%s: %d calls, %d returned the documented code\n", what, n, ok);
-    return n - ok;
-}
+BADARG_TABLES()
 
 #define OK(call)                                                                            \
     do {                                                                                    \
@@ -412,11 +379,11 @@ int main(void)
 {
     setenv("SLUICE_SHM_HEAP", "0", 0);
     ni = eq = ct = md = h_le = h_me = BAD;
-    int bad = check("before PtlInit", no_init_rows, (int)(sizeof no_init_rows / sizeof *no_init_rows),
+    int bad = badarg_check("before PtlInit", no_init_rows, (int)(sizeof no_init_rows / sizeof *no_init_rows),
                     no_init_call);
     OK(PtlInit());
     setup();
-    bad += check("portals4.h", rows, (int)(sizeof rows / sizeof *rows), call);
+    bad += badarg_check("portals4.h", rows, (int)(sizeof rows / sizeof *rows), call);
     PtlFini();
     printf("%s\n", bad ? "FAILED" : "all documented codes");
     return bad ? 1 : 0;
