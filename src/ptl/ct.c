@@ -162,6 +162,10 @@ static void ct_cancel(ptl_ct_t *ct)
  * handle). */
 static void ct_detach(ptl_ct_t *ct)
 {
+    /* (the scan is over every MD of the process: only when one is bound;
+     * the offload executor releases its MDs before their counters, and
+     * frees thousands of counters per large schedule) */
+    if (ct->md_refs == 0) return;
     const ptl_table_t *t = &ptl_g.tables[HT_MD];
     for (uint32_t i = 0; i < t->cap; i++) {
         ptl_md_obj_t *m = t->obj[i];

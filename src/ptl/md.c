@@ -129,6 +129,7 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
         m->md = *md;
         m->eq = eq;
         m->ct = ct;
+        if (ct) ct->md_refs++;
         ni->n_md++;
         *md_handle = m->handle;
     }
@@ -146,6 +147,7 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
         rc = PTL_IN_USE; /* an operation in flight may still count, log or write into it */
     } else if (m) {
         m->ni->n_md--;
+        if (m->ct) m->ct->md_refs--;
         ptl_handle_free(m->handle);
         free(m);
         rc = PTL_OK;

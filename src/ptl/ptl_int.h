@@ -176,6 +176,7 @@ struct ptl_ct {
     _Atomic uint64_t success, failure; /* mirror read lock-free by PtlCTGet */
     ptl_trig_t **heap;      /* pending triggered ops, min-heap on (threshold, seq) */
     size_t n_heap, cap_heap;
+    uint32_t md_refs;       /* MDs bound to it (only those need detaching at free) */
 };
 
 /* ---- global engine state ------------------------------------------------- */
