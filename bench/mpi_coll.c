@@ -6,12 +6,13 @@
  *             one line per size: "bytes latency_us" (mean over the
  *             iterations, averaged over the ranks, as osu_<coll> reports)
  *   overlap   ibarrier ibcast iallreduce ialltoall iallgather
- *             one line per size: "bytes overlap_% pure_us cpu_us"
+ *             one line per size: "bytes overlap_% pure_us cpu_us post_us"
  *             as osu_i<coll> measures it: the pure time of post + wait,
  *             then post, compute for that long with no MPI call at all
  *             (no MPI_Test), wait; overlap = 1 - (total - compute) / pure.
  *             cpu_us: time inside the post and the wait calls (paper
- *             002's overhead).
+ *             002's overhead), post_us: inside the post alone (what
+ *             starting, or compiling an offloaded schedule, costs).
  *
  * usage: [ITERS=n] mpi_coll MODE [MAXBYTES] [MINBYTES] */
 #include <mpi.h>
@@ -92,7 +93,7 @@ static void compute(double us)
     sink = x;
 }
 
-static void overlap(kind_t k, size_t bytes, double *ovl, double *pure, double *cpu)
+static void overlap(kind_t k, size_t bytes, double *ovl, double *pure, double *cpu, double *post)
 {
     int it = iters_for(bytes) / 2 + 1, warm = it / 10 + 1;
     MPI_Request r;
@@ -109,7 +110,7 @@ static void overlap(kind_t k, size_t bytes, double *ovl, double *pure, double *c
     double tp = (MPI_Wtime() - t0) / it * 1e6;
     /* every rank computes as long as the slowest's pure time */
     MPI_Allreduce(MPI_IN_PLACE, &tp, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double tc = 0, tin = 0, tt = 0;
+    double tc = 0, tin = 0, tt = 0, tpost = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < it; i++) {
         double a = MPI_Wtime();
@@ -120,6 +121,7 @@ static void overlap(kind_t k, size_t bytes, double *ovl, double *pure, double *c
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         double d = MPI_Wtime();
         tin += (b - a) + (d - c);
+        tpost += b - a;
         tc += c - b;
         tt += d - a;
     }
@@ -129,6 +131,7 @@ static void overlap(kind_t k, size_t bytes, double *ovl, double *pure, double *c
     *ovl = avg(o < 0 ? 0 : o > 100 ? 100 : o);
     *pure = avg(tp);
     *cpu = avg(tin / it * 1e6);
+    *post = avg(tpost / it * 1e6);
 }
 
 int main(int argc, char **argv)
@@ -159,9 +162,9 @@ int main(int argc, char **argv)
             double lat = blocking((kind_t)k, b);
             if (!rank) printf("%zu %.3f\n", b, lat);
         } else {
-            double o, p, c;
-            overlap((kind_t)k, b, &o, &p, &c);
-            if (!rank) printf("%zu %.1f %.3f %.3f\n", b, o, p, c);
+            double o, p, c, q;
+            overlap((kind_t)k, b, &o, &p, &c, &q);
+            if (!rank) printf("%zu %.1f %.3f %.3f %.3f\n", b, o, p, c, q);
         }
         fflush(stdout);
         if (b == 0) break;
