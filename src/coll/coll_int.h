@@ -39,6 +39,7 @@ struct coll_run {
     void *on_done_arg;
     p2p_req_t *hint;     /* a receive in flight, for p2p_wait_flag */
     struct coll_off *off; /* offloaded: its Portals objects (offload.c) */
+    struct coll_off *off_keep; /* ... kept after completion for the next start */
     uint32_t starts;      /* offloaded starts (the epoch of persistent runs) */
     struct coll_run *off_next; /* offloaded and complete, not collected yet */
 };
@@ -85,6 +86,7 @@ void coll_run_finish(coll_run_t *r);
  * runs the engine has completed (from coll_progress). */
 bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async);
 sl_status_t coll_off_start(coll_run_t *r, unsigned seq);
+void coll_off_release(coll_run_t *r); /* the kept objects, when the run is freed */
 int coll_off_collect(void);
 
 #endif

@@ -48,6 +48,7 @@ sl_status_t coll_run_new(coll_sched_t *s, unsigned ctx, coll_run_t **out)
 void coll_run_free(coll_run_t *r)
 {
     if (!r) return;
+    coll_off_release(r);
     free(r->rem);
     free(r->ready);
     free(r->req);

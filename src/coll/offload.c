@@ -72,7 +72,8 @@ typedef struct coll_off {
     ptl_handle_ct_t *rts;    /* Fig. 6 receives: RTS arrivals + enabled */
     char **shadow;           /* shadow receives */
     ptl_handle_ct_t fin;
-    bool fin_ok;
+    bool fin_ok;             /* objects made (prepare) */
+    char *base[COLL_NBASE];  /* the buffers the descriptors and entries point into */
 } coll_off_t;
 
 static struct {
@@ -261,10 +262,11 @@ static ptl_me_t once_me(ptl_process_t from, void *start, ptl_size_t len, ptl_mat
 }
 
 /* Step 1: counters, entries and descriptors (nothing leaves the rank). */
-static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
+/* Step 0, once per set of objects (reused by later starts of the run):
+ * counters, descriptors, shadow buffers, thresholds. */
+static int alloc_vertex(coll_run_t *r, coll_off_t *o, uint32_t v)
 {
     const coll_vertex_t *x = &r->s->v[v];
-    ptl_process_t peer = {.rank = (ptl_rank_t)x->peer}, self = {.rank = (ptl_rank_t)O.nic.rank};
     int rc = PtlCTAlloc(O.nic.ni, &o->ct[v]);
     if (rc != PTL_OK) return rc;
     if (x->kind == CV_NOP || (x->kind == CV_REDUCE && x->len == 0)) {
@@ -274,13 +276,34 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     }
     if ((rc = PtlCTAlloc(O.nic.ni, &o->dct[v])) != PTL_OK) return rc;
     o->thr[v] = 1;
-    ptl_match_bits_t own = MB_SELF | mbits(r->ctx, seq, v);
-    switch (x->kind) {
-    case CV_SEND: {
+    if (x->kind == CV_SEND) {
         ptl_md_t md = {.start = vaddr(r, x->a), .length = x->len,
                        .options = PTL_MD_EVENT_CT_SEND, .eq_handle = PTL_EQ_NONE,
                        .ct_handle = o->dct[v]};
-        if ((rc = PtlMDBind(O.nic.ni, &md, &o->md[v])) != PTL_OK) return rc;
+        return PtlMDBind(O.nic.ni, &md, &o->md[v]);
+    }
+    if (x->kind == CV_RECV && O.append && (rc = PtlCTAlloc(O.nic.ni, &o->rts[v])) != PTL_OK)
+        return rc;
+    if (x->kind == CV_RECV && x->ndeps > 0 && x->len <= COLL_OFF_SHADOW &&
+        !(o->shadow[v] = malloc(x->len ? x->len : 1)))
+        return PTL_NO_SPACE;
+    if (x->kind == CV_REDUCE) {
+        size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
+        o->thr[v] = (uint32_t)((bytes + piece - 1) / piece);
+    }
+    return PTL_OK;
+}
+
+/* Step 1, every start: the entries (nothing leaves the rank yet). */
+static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
+{
+    const coll_vertex_t *x = &r->s->v[v];
+    ptl_process_t peer = {.rank = (ptl_rank_t)x->peer}, self = {.rank = (ptl_rank_t)O.nic.rank};
+    int rc;
+    if (x->kind == CV_NOP || (x->kind == CV_REDUCE && x->len == 0)) return PTL_OK;
+    ptl_match_bits_t own = MB_SELF | mbits(r->ctx, seq, v);
+    switch (x->kind) {
+    case CV_SEND: {
         if (O.append) { /* Fig. 6: the RTR entry is appended when the send is enabled */
             o->tme[v] = once_me(peer, NULL, 0, mbits(r->ctx, seq, o->id[v] | ID_RTR), o->ct[v]);
             return PTL_OK;
@@ -295,14 +318,12 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
             /* not use-once: an RTS that came before this entry existed was
              * dropped, and a use-once entry would then outlive the run and
              * take the RTS of a later start; unlinked at the end instead */
-            if ((rc = PtlCTAlloc(O.nic.ni, &o->rts[v])) != PTL_OK) return rc;
             rc = me_append(peer, NULL, 0, mbits(r->ctx, seq, o->id[v] | ID_RTS),
                            PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE, o->rts[v], NULL,
                            &o->me[v]);
             if (rc != PTL_OK) return rc;
         }
-        if (x->ndeps > 0 && x->len <= COLL_OFF_SHADOW) {
-            if (!(o->shadow[v] = malloc(x->len ? x->len : 1))) return PTL_NO_SPACE;
+        if (o->shadow[v]) {
             rc = me_append(peer, o->shadow[v], x->len, bits, ONCE_CT, o->ct[v], NULL, NULL);
             if (rc != PTL_OK) return rc;
             return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
@@ -316,8 +337,7 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     case CV_COPY:
         return me_append(self, vaddr(r, x->b), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
     case CV_REDUCE: {
-        size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
-        o->thr[v] = (uint32_t)((bytes + piece - 1) / piece);
+        size_t bytes = x->len * r->s->op->esize;
         return me_append(self, vaddr(r, x->b), bytes, own,
                          PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE, o->dct[v], NULL,
                          &o->me[v]);
@@ -438,12 +458,32 @@ static void off_done_hook(void *user_ptr, int fail)
     coll_state.ticks++;
 }
 
+/* The objects of a start: made once, then reset (every counter back to
+ * 0: all of a completed start's triggered operations have fired). */
+static int prepare(coll_run_t *r, coll_off_t *o)
+{
+    int rc = PTL_OK;
+    if (!o->fin_ok) {
+        if ((rc = PtlCTAlloc(O.nic.ni, &o->fin)) != PTL_OK) return rc;
+        o->fin_ok = true;
+        for (uint32_t v = 0; v < o->nv && rc == PTL_OK; v++) rc = alloc_vertex(r, o, v);
+        return rc;
+    }
+    const ptl_ct_event_t zero = {0, 0};
+    rc = PtlCTSet(o->fin, zero);
+    for (uint32_t v = 0; v < o->nv && rc == PTL_OK; v++) {
+        rc = PtlCTSet(o->ct[v], zero);
+        if (rc == PTL_OK && o->dct[v] != o->ct[v]) rc = PtlCTSet(o->dct[v], zero);
+        if (rc == PTL_OK && o->rts[v] != PTL_INVALID_HANDLE) rc = PtlCTSet(o->rts[v], zero);
+    }
+    return rc;
+}
+
 static int compile(coll_run_t *r, coll_off_t *o, unsigned seq)
 {
     const coll_sched_t *s = r->s;
-    int rc = PtlCTAlloc(O.nic.ni, &o->fin);
+    int rc = prepare(r, o);
     if (rc != PTL_OK) return rc;
-    o->fin_ok = true;
     for (uint32_t v = 0; v < s->nv; v++)
         if ((rc = post_vertex(r, o, v, seq)) != PTL_OK) return rc;
     ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
@@ -480,12 +520,23 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
         p2p_set_nic_hook(off_done_hook);
         hooked = true;
     }
-    coll_off_t *o = off_new(s->nv);
-    if (!o) return SL_ERR_NOMEM;
-    if ((st = number_messages(s, o)) != SL_OK) {
+    /* the objects of the run's last start, if its buffers are the same
+     * (persistent requests, a cached schedule called on the same memory) */
+    coll_off_t *o = r->off_keep;
+    r->off_keep = NULL;
+    if (o && memcmp(o->base, r->base, sizeof o->base)) {
         off_free(o);
-        return st;
+        o = NULL;
     }
+    if (!o) {
+        if (!(o = off_new(s->nv))) return SL_ERR_NOMEM;
+        if ((st = number_messages(s, o)) != SL_OK) {
+            off_free(o);
+            return st;
+        }
+        memcpy(o->base, r->base, sizeof o->base);
+    }
+    for (uint32_t v = 0; v < s->nv; v++) o->id[v] &= ~ID_EPOCH;
     /* A persistent run (sequence numbers above COLL_SEQ_MASK / 2: its own
      * for its lifetime) alternates an epoch bit, so that a duplicate RTR
      * of one start (Fig. 6 sends a second one when the RTS finds the
@@ -523,6 +574,12 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
 /* The runs whose done entry the engine has reached: release their
  * objects (every triggered operation has fired: each sink, and so each
  * vertex, has completed), then complete them. */
+void coll_off_release(coll_run_t *r)
+{
+    off_free(r->off_keep);
+    r->off_keep = NULL;
+}
+
 int coll_off_collect(void)
 {
     int n = 0;
@@ -536,7 +593,14 @@ int coll_off_collect(void)
             if (PtlCTGet(o->dct[v], &e) == PTL_OK && e.failure && r->err == SL_OK)
                 r->err = SL_ERR_PROTO;
         }
-        off_free(o);
+        /* the entries that outlive a start go; the rest waits for the next */
+        for (uint32_t v = 0; o && v < o->nv; v++)
+            if (o->me[v] != PTL_INVALID_HANDLE) {
+                PtlMEUnlink(o->me[v]);
+                o->me[v] = PTL_INVALID_HANDLE;
+            }
+        if (r->err == SL_OK) r->off_keep = o;
+        else off_free(o);
         SL_TRACE('e', "coll", "offloaded run", (uint64_t)(uintptr_t)r, NULL);
         r->left = 0;
         coll_run_finish(r);
