@@ -619,7 +619,8 @@ static void run_persistent(void)
     for (int i = 0; i < 3; i++) OK(MPI_Request_free(&req[i]));
 }
 
-/* Non-blocking collectives complete while every rank sleeps without MPI
+/* Non-blocking collectives (Iallreduce, Ialltoall, Ibarrier, Ibcast)
+ * complete while every rank sleeps without MPI
  * calls (Sluice's progress thread; MPICH and Open MPI do not do this, so
  * the check runs only on Sluice).  One MPI_Testall afterwards must find
  * them complete: a single progress pass cannot finish schedules of
@@ -635,18 +636,23 @@ static void run_async(void)
     int *a2s = malloc(sizeof(int) * C * (size_t)size), *a2r = malloc(sizeof(int) * C * (size_t)size);
     for (int i = 0; i < C; i++) in[i] = val(me, i);
     for (int i = 0; i < C * size; i++) a2s[i] = val(me, i);
-    MPI_Request req[3];
+    MPI_Request req[4];
+    int *bc = malloc(sizeof(int) * C);
+    for (int i = 0; i < C; i++) bc[i] = me == size - 1 ? val(size - 1, i) : -1;
     OK(MPI_Iallreduce(in, out, C, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[0]));
     OK(MPI_Ialltoall(a2s, C, MPI_INT, a2r, C, MPI_INT, MPI_COMM_WORLD, &req[1]));
     OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[2]));
+    OK(MPI_Ibcast(bc, C, MPI_INT, size - 1, MPI_COMM_WORLD, &req[3]));
     struct timespec nap = {.tv_sec = quick ? 2 : 0, .tv_nsec = quick ? 0 : 500000000L};
     while (nanosleep(&nap, &nap) != 0) {}
     int flag = 0;
     snprintf(ctx, sizeof ctx, "progress while every rank sleeps, %d ranks", size);
-    OK(MPI_Testall(3, req, &flag, MPI_STATUSES_IGNORE));
+    OK(MPI_Testall(4, req, &flag, MPI_STATUSES_IGNORE));
     EXPECT(flag);
-    if (!flag) OK(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+    if (!flag) OK(MPI_Waitall(4, req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < C; i++) EXPECT(out[i] == sum_ref(0, size, i));
+    for (int i = 0; i < C; i++) EXPECT(bc[i] == val(size - 1, i));
+    free(bc);
     for (int p = 0; p < size; p++)
         for (int i = 0; i < C; i++) EXPECT(a2r[p * C + i] == val(p, me * C + i));
     free(in);
