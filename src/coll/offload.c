@@ -510,6 +510,32 @@ static int compile(coll_run_t *r, coll_off_t *o, unsigned seq)
     return rc;
 }
 
+/* The objects of the run's last start if its buffers are the same
+ * (persistent requests, a cached schedule called on the same memory),
+ * else new ones with the messages numbered; ids without the epoch. */
+static sl_status_t take_objects(coll_run_t *r, coll_off_t **out)
+{
+    const coll_sched_t *s = r->s;
+    coll_off_t *o = r->off_keep;
+    r->off_keep = NULL;
+    if (o && memcmp(o->base, r->base, sizeof o->base)) {
+        off_free(o);
+        o = NULL;
+    }
+    if (!o) {
+        if (!(o = off_new(s->nv))) return SL_ERR_NOMEM;
+        sl_status_t st = number_messages(s, o);
+        if (st != SL_OK) {
+            off_free(o);
+            return st;
+        }
+        memcpy(o->base, r->base, sizeof o->base);
+    }
+    for (uint32_t v = 0; v < s->nv; v++) o->id[v] &= ~ID_EPOCH;
+    *out = o;
+    return SL_OK;
+}
+
 sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
 {
     const coll_sched_t *s = r->s;
@@ -520,23 +546,8 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
         p2p_set_nic_hook(off_done_hook);
         hooked = true;
     }
-    /* the objects of the run's last start, if its buffers are the same
-     * (persistent requests, a cached schedule called on the same memory) */
-    coll_off_t *o = r->off_keep;
-    r->off_keep = NULL;
-    if (o && memcmp(o->base, r->base, sizeof o->base)) {
-        off_free(o);
-        o = NULL;
-    }
-    if (!o) {
-        if (!(o = off_new(s->nv))) return SL_ERR_NOMEM;
-        if ((st = number_messages(s, o)) != SL_OK) {
-            off_free(o);
-            return st;
-        }
-        memcpy(o->base, r->base, sizeof o->base);
-    }
-    for (uint32_t v = 0; v < s->nv; v++) o->id[v] &= ~ID_EPOCH;
+    coll_off_t *o;
+    if ((st = take_objects(r, &o)) != SL_OK) return st;
     /* A persistent run (sequence numbers above COLL_SEQ_MASK / 2: its own
      * for its lifetime) alternates an epoch bit, so that a duplicate RTR
      * of one start (Fig. 6 sends a second one when the RTS finds the
