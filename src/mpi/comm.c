@@ -188,6 +188,21 @@ int mcomm_create(const mcomm_t *p, int *world_of, int n, int rank, struct mtopo 
     return comm_make(p, ctx, n, rank, world_of, topo, out);
 }
 
+/* The last step of MPI_Comm_dup: the copy callbacks of p's attributes
+ * (MPI 4.0 §7.7.2); when one fails the new communicator is freed again. */
+static int comm_dup_attrs(mcomm_t *p, MPI_Comm made, MPI_Comm *newcomm)
+{
+    mcomm_t *c = mcomm_get(made);
+    if (mattr_copy_all(p->handle, p->attrs, made, &c->attrs) != MPI_SUCCESS) {
+        mh_free(&comm_table, (uint32_t)made);
+        c->freed = true;
+        mcomm_release(c);
+        return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_dup", "an attribute copy callback failed");
+    }
+    *newcomm = made;
+    return MPI_SUCCESS;
+}
+
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     MPI_CHECK_STATE("MPI_Comm_dup");
@@ -210,8 +225,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return mpi_err(p, err, "MPI_Comm_dup",
                        err == MPI_ERR_OTHER ? "no context id agreed" : NULL);
     }
-    *newcomm = made;
-    return MPI_SUCCESS;
+    return comm_dup_attrs(p, made, newcomm);
 }
 
 /* Members of my colour ordered by (key, parent rank). */
@@ -307,6 +321,9 @@ int MPI_Comm_free(MPI_Comm *comm)
     mcomm_t *c = comm ? mcomm_get(*comm) : NULL;
     if (!c || c == &comm_world || c == &comm_self)
         return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "not a freeable communicator");
+    /* the delete callbacks first, while the communicator still works */
+    if (mattr_delete_all(c->handle, &c->attrs) != MPI_SUCCESS)
+        return mpi_err(c, MPI_ERR_OTHER, "MPI_Comm_free", "an attribute delete callback failed");
     mcoll_cache_drop(c);
     mh_free(&comm_table, (uint32_t)c->handle);
     c->freed = true;

@@ -98,6 +98,7 @@ struct mdt_type {
     mdt_piece_t *pieces; /* flattened form; built by commit */
     const char *name;    /* predefined types: "MPI_INT" ... */
     char *set_name;      /* MPI_Type_set_name's (malloc'd), overrides name; NULL */
+    struct mattr *attrs; /* cached attributes (attr.c), newest first */
 };
 
 /* ---- lookup and lifetime ---- */

@@ -228,7 +228,16 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
-    return mdt_create_dup(old, newtype);
+    MPI_Datatype made;
+    int rc = mdt_create_dup(old, &made);
+    if (rc) return rc;
+    /* the copy callbacks of old's attributes (MPI 4.0 §7.7.4) */
+    if (mattr_copy_all(oldtype, old->attrs, made, &mdt_get(made)->attrs) != MPI_SUCCESS) {
+        mdt_free_handle(made);
+        return MPI_ERR_OTHER;
+    }
+    *newtype = made;
+    return MPI_SUCCESS;
 }
 
 int MPI_Type_commit(MPI_Datatype *datatype)
@@ -246,6 +255,10 @@ int MPI_Type_free(MPI_Datatype *datatype)
     MPI_ENTER();
     RETURN_IF(!datatype, MPI_ERR_ARG);
     /* Predefined types are permanent (MPI_ERR_TYPE, as MPICH). */
+    mdt_type_t *t = mdt_get(*datatype);
+    RETURN_IF(!t || t->predefined, MPI_ERR_TYPE);
+    /* the attributes' delete callbacks run at the free (MPI 4.0 §7.7.4) */
+    RETURN_IF(mattr_delete_all(*datatype, &t->attrs) != MPI_SUCCESS, MPI_ERR_OTHER);
     int rc = mdt_free_handle(*datatype);
     if (rc == MPI_SUCCESS) *datatype = MPI_DATATYPE_NULL;
     return rc;
