@@ -31,7 +31,7 @@ static int attr_wtime_is_global = 0;  /* not promised beyond one host */
 
 /* Keyvals of the predefined range that include/mpi.h does not name (MPICH
  * numbers them from 0x64400001 in steps of 2: MPI_UNIVERSE_SIZE,
- * MPI_LASTUSEDCODE, MPI_APPNUM): valid keys, never set. */
+ * MPI_APPNUM): valid keys, never set. */
 #define ATTR_PREDEF_FIRST 0x64400001
 #define ATTR_PREDEF_LAST 0x6440000d
 
@@ -48,6 +48,7 @@ static int *attr_predefined_value(int keyval)
     case MPI_HOST: return &attr_host;
     case MPI_IO: return &attr_io;
     case MPI_WTIME_IS_GLOBAL: return &attr_wtime_is_global;
+    case MPI_LASTUSEDCODE: return merr_lastused_attr();
     default: return NULL;
     }
 }

@@ -9,6 +9,7 @@
 #include "mpi/handle.h"
 #include "mpi/mcoll.h"
 #include "mpi/mpi_int.h"
+#include "mpi/request.h"
 #include "p2p/p2p.h"
 
 #include <stdlib.h>
@@ -226,6 +227,38 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
                        err == MPI_ERR_OTHER ? "no context id agreed" : NULL);
     }
     return comm_dup_attrs(p, made, newcomm);
+}
+
+/* MPI 4.0 §7.4.2: a blocking MPI_Comm_dup, then a request that is complete
+ * already.  Correct, not overlapped: the members agree on the context id
+ * inside the call, so each must call it before any returns (as every
+ * collective in a correct program does, in the same order). */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    MPI_CHECK_STATE("MPI_Comm_idup");
+    mcomm_t *p = mcomm_get(comm);
+    if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_idup", NULL);
+    if (!request) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
+    MPI_Comm made;
+    int err = MPI_Comm_dup(comm, &made);
+    if (err) return err;
+    if ((err = mreq_create_done(p, request)) != MPI_SUCCESS) {
+        MPI_Comm_free(&made);
+        return mpi_err(p, err, "MPI_Comm_idup", "out of request handles");
+    }
+    *newcomm = made;
+    return MPI_SUCCESS;
+}
+
+/* There are no intercommunicators. */
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    MPI_CHECK_STATE("MPI_Comm_test_inter");
+    mcomm_t *c = mcomm_get(comm);
+    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter", NULL);
+    if (!flag) return mpi_err(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    *flag = 0;
+    return MPI_SUCCESS;
 }
 
 /* Members of my colour ordered by (key, parent rank). */

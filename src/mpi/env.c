@@ -171,6 +171,12 @@ int MPI_Get_library_version(char *version, int *resultlen)
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen) return MPI_ERR_ARG;
+    const char *user = merr_user_string(errorcode);
+    if (user) { /* added by the program: its string alone */
+        int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", user);
+        *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+        return MPI_SUCCESS;
+    }
     const char *msg = NULL, *name = NULL;
     switch (errorcode) {
 #define MPI_ERR_CASE_(c, m)                                                                 \
@@ -190,6 +196,7 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int MPI_Error_class(int errorcode, int *errorclass)
 {
+    if (errorclass && merr_user_class(errorcode, errorclass)) return MPI_SUCCESS;
     if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE) return MPI_ERR_ARG;
     *errorclass = errorcode; /* every code Sluice returns is a class */
     return MPI_SUCCESS;

@@ -109,6 +109,13 @@ sl_status_t mcomm_barrier(const mcomm_t *c);
  * cls. */
 int mpi_err(const mcomm_t *c, int cls, const char *fname, const char *detail);
 
+/* Error codes and classes added by the program (errcode.c): the class of
+ * an added code (false: not one), its string ("" when none was given;
+ * NULL: not an added code), and the MPI_LASTUSEDCODE attribute's value. */
+bool merr_user_class(int code, int *cls);
+const char *merr_user_string(int code);
+int *merr_lastused_attr(void);
+
 /* Error handlers (errhandler.c).  valid: predefined or a live user
  * handler.  A communicator holds a reference on its user handler (retain
  * when set or inherited, release when replaced or freed; no-ops on

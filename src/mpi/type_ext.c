@@ -318,3 +318,27 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     for (int i = 0; i < a->na; i++) array_of_addresses[i] = a->aints[i];
     return MPI_SUCCESS;
 }
+
+/* ---- MPI_Type_match_size ------------------------------------------------------------- */
+
+/* MPI 4.0 §19.1.9 (MPICH's choice of candidates): the first C type of the
+ * class with that size. */
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype ints[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG};
+    static const MPI_Datatype cplx[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                        MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype *c = NULL;
+    int n = 0;
+    if (typeclass == MPI_TYPECLASS_REAL) c = reals, n = 3;
+    else if (typeclass == MPI_TYPECLASS_INTEGER) c = ints, n = 5;
+    else if (typeclass == MPI_TYPECLASS_COMPLEX) c = cplx, n = 3;
+    if (!c || !datatype) return MPI_ERR_ARG;
+    for (int i = 0; i < n; i++)
+        if (mdt_get(c[i])->size == size) {
+            *datatype = c[i];
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_ARG;
+}
