@@ -44,12 +44,18 @@ static bool attr_predefined(int keyval)
 static int *attr_predefined_value(int keyval)
 {
     switch (keyval) {
-    case MPI_TAG_UB: return &attr_tag_ub;
-    case MPI_HOST: return &attr_host;
-    case MPI_IO: return &attr_io;
-    case MPI_WTIME_IS_GLOBAL: return &attr_wtime_is_global;
-    case MPI_LASTUSEDCODE: return merr_lastused_attr();
-    default: return NULL;
+    case MPI_TAG_UB:
+        return &attr_tag_ub;
+    case MPI_HOST:
+        return &attr_host;
+    case MPI_IO:
+        return &attr_io;
+    case MPI_WTIME_IS_GLOBAL:
+        return &attr_wtime_is_global;
+    case MPI_LASTUSEDCODE:
+        return merr_lastused_attr();
+    default:
+        return NULL;
     }
 }
 
@@ -126,7 +132,8 @@ static int mkv_free(int kind, int *keyval, const char *fname)
     mkv_t *kv = mkv_get(*keyval, kind);
     if (!kv || kv->freed)
         return mpi_err(NULL, MPI_ERR_KEYVAL, fname,
-                       attr_predefined(*keyval) ? "predefined keyval" : "not a keyval of this kind");
+                       attr_predefined(*keyval) ? "predefined keyval"
+                                                : "not a keyval of this kind");
     kv->freed = true;
     *keyval = MPI_KEYVAL_INVALID;
     mkv_release(kv); /* attributes still set with it keep it */
@@ -137,7 +144,8 @@ static int mkv_free(int kind, int *keyval, const char *fname)
 
 static mattr_t **mattr_find(mattr_t **list, const mkv_t *kv)
 {
-    while (*list && (*list)->kv != kv) list = &(*list)->next;
+    while (*list && (*list)->kv != kv)
+        list = &(*list)->next;
     return list;
 }
 
@@ -151,7 +159,8 @@ static int mattr_call_delete(int h, const mattr_t *a)
 /* Takes a off the list (found again: the callback may have changed it). */
 static void mattr_unlink(mattr_t **list, mattr_t *a)
 {
-    while (*list && *list != a) list = &(*list)->next;
+    while (*list && *list != a)
+        list = &(*list)->next;
     if (*list) *list = a->next;
     mkv_release(a->kv);
     free(a);

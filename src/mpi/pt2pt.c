@@ -376,7 +376,8 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   MPI_Comm comm, MPI_Request *request)
 {
     MPI_CHECK_STATE("MPI_Isendrecv");
-    if (!request) return mpi_err(mcomm_get(comm), MPI_ERR_REQUEST, "MPI_Isendrecv", "request is NULL");
+    if (!request)
+        return mpi_err(mcomm_get(comm), MPI_ERR_REQUEST, "MPI_Isendrecv", "request is NULL");
     /* the send's arguments first: a receive already posted could not be
      * taken back */
     mcomm_t *c = NULL;
@@ -386,7 +387,7 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     if (err) return err;
     MPI_Request s, r;
     err = req_start(MREQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, &r,
-                        "MPI_Isendrecv");
+                    "MPI_Isendrecv");
     if (err) return err;
     err = req_start(MREQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, &s,
                     "MPI_Isendrecv");
@@ -420,11 +421,14 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     MPI_Request s, r;
     err = req_start(MREQ_RECV, buf, count, datatype, source, recvtag, comm, &r,
                     "MPI_Isendrecv_replace");
-    if (!err) err = req_start(MREQ_SEND, tmp, (int)bytes, MPI_BYTE, dest, sendtag, comm, &s,
-                              "MPI_Isendrecv_replace");
-    else r = MPI_REQUEST_NULL;
+    if (!err)
+        err = req_start(MREQ_SEND, tmp, (int)bytes, MPI_BYTE, dest, sendtag, comm, &s,
+                        "MPI_Isendrecv_replace");
+    else
+        r = MPI_REQUEST_NULL;
     if (err) {
-        if (r != MPI_REQUEST_NULL) mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Isendrecv_replace");
+        if (r != MPI_REQUEST_NULL)
+            mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Isendrecv_replace");
         free(tmp);
         return err;
     }

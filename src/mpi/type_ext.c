@@ -170,7 +170,8 @@ typedef struct xt_ddim {
  * (or contiguous in the fastest dimension); *start is its first index. */
 static int darray_block(xt_cur_t *cur, const xt_ddim_t *d, MPI_Aint *start)
 {
-    int blk = d->darg == MPI_DISTRIBUTE_DFLT_DARG ? (d->gsize + d->nprocs - 1) / d->nprocs : d->darg;
+    int blk =
+        d->darg == MPI_DISTRIBUTE_DFLT_DARG ? (d->gsize + d->nprocs - 1) / d->nprocs : d->darg;
     MPI_Aint mine = (MPI_Aint)d->gsize - (MPI_Aint)blk * d->coord;
     if (mine > blk) mine = blk;
     if (mine < 0) mine = 0;
@@ -225,7 +226,8 @@ static int darray_check(int size, int rank, int ndims, const int gsizes[], const
 static xt_ddim_t darray_dim(int rank, int ndims, const int psizes[], int d)
 {
     int below = 1;
-    for (int i = d + 1; i < ndims; i++) below *= psizes[i];
+    for (int i = d + 1; i < ndims; i++)
+        below *= psizes[i];
     return (xt_ddim_t){.coord = rank / below % psizes[d], .nprocs = psizes[d]};
 }
 
@@ -296,8 +298,8 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
 }
 
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[])
 {
     mdt_type_t *t = mdt_get(datatype);
     if (!t) return MPI_ERR_TYPE;
@@ -310,12 +312,15 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     for (int i = 0; i < a->nd; i++) {
         int rc = mdt_handle_again(a->types[i], &array_of_datatypes[i]);
         if (rc != MPI_SUCCESS) {
-            while (i-- > 0) mdt_free_handle(array_of_datatypes[i]);
+            while (i-- > 0)
+                mdt_free_handle(array_of_datatypes[i]);
             return rc;
         }
     }
-    for (int i = 0; i < a->ni; i++) array_of_integers[i] = a->ints[i];
-    for (int i = 0; i < a->na; i++) array_of_addresses[i] = a->aints[i];
+    for (int i = 0; i < a->ni; i++)
+        array_of_integers[i] = a->ints[i];
+    for (int i = 0; i < a->na; i++)
+        array_of_addresses[i] = a->aints[i];
     return MPI_SUCCESS;
 }
 
@@ -331,9 +336,12 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
                                         MPI_C_LONG_DOUBLE_COMPLEX};
     const MPI_Datatype *c = NULL;
     int n = 0;
-    if (typeclass == MPI_TYPECLASS_REAL) c = reals, n = 3;
-    else if (typeclass == MPI_TYPECLASS_INTEGER) c = ints, n = 5;
-    else if (typeclass == MPI_TYPECLASS_COMPLEX) c = cplx, n = 3;
+    if (typeclass == MPI_TYPECLASS_REAL)
+        c = reals, n = 3;
+    else if (typeclass == MPI_TYPECLASS_INTEGER)
+        c = ints, n = 5;
+    else if (typeclass == MPI_TYPECLASS_COMPLEX)
+        c = cplx, n = 3;
     if (!c || !datatype) return MPI_ERR_ARG;
     for (int i = 0; i < n; i++)
         if (mdt_get(c[i])->size == size) {

@@ -221,7 +221,8 @@ static void test_mpi1_names(void)
     long *v;
     EXPECT(MPI_Keyval_create(MPI_DUP_FN, del_log, &k, &tags[4]) == MPI_SUCCESS);
     EXPECT(MPI_Attr_put(MPI_COMM_SELF, k, V(50)) == MPI_SUCCESS);
-    EXPECT(MPI_Attr_get(MPI_COMM_SELF, k, &v, &flag) == MPI_SUCCESS && flag && (long)(intptr_t)v == 50);
+    EXPECT(MPI_Attr_get(MPI_COMM_SELF, k, &v, &flag) == MPI_SUCCESS && flag &&
+           (long)(intptr_t)v == 50);
     nev = 0;
     EXPECT(MPI_Attr_delete(MPI_COMM_SELF, k) == MPI_SUCCESS);
     EXPECT(nev == 1 && ev_is(0, 'd', 5, 50));

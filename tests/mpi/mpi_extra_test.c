@@ -18,7 +18,8 @@ static void test_isendrecv(void)
     EXPECT(MPI_Type_vector(4, 1, 2, MPI_INT, &every2) == MPI_SUCCESS);
     EXPECT(MPI_Type_commit(&every2) == MPI_SUCCESS);
     int out[8], in[8];
-    for (int i = 0; i < 8; i++) out[i] = me * 100 + i, in[i] = -1;
+    for (int i = 0; i < 8; i++)
+        out[i] = me * 100 + i, in[i] = -1;
     MPI_Request r;
     MPI_Status st;
     EXPECT(MPI_Isendrecv(out, 1, every2, right, 7, in, 1, every2, left, 7, MPI_COMM_WORLD, &r) ==
@@ -29,32 +30,41 @@ static void test_isendrecv(void)
     int n;
     EXPECT(MPI_Get_count(&st, every2, &n) == MPI_SUCCESS && n == 1);
 #endif
-    for (int i = 0; i < 8; i++) EXPECT(in[i] == (i % 2 ? -1 : left * 100 + i));
+    for (int i = 0; i < 8; i++)
+        EXPECT(in[i] == (i % 2 ? -1 : left * 100 + i));
     /* replace, completed by MPI_Test: contiguous everywhere, strided on
      * Sluice (MPICH 4.0.x fails in MPI_Isendrecv_replace on a strided type) */
     int buf[8];
-    for (int i = 0; i < 8; i++) buf[i] = me * 100 + i;
+    for (int i = 0; i < 8; i++)
+        buf[i] = me * 100 + i;
     EXPECT(MPI_Isendrecv_replace(buf, 8, MPI_INT, right, 8, left, 8, MPI_COMM_WORLD, &r) ==
            MPI_SUCCESS);
     int flag = 0;
-    while (!flag) EXPECT(MPI_Test(&r, &flag, &st) == MPI_SUCCESS);
-    for (int i = 0; i < 8; i++) EXPECT(buf[i] == left * 100 + i);
+    while (!flag)
+        EXPECT(MPI_Test(&r, &flag, &st) == MPI_SUCCESS);
+    for (int i = 0; i < 8; i++)
+        EXPECT(buf[i] == left * 100 + i);
 #ifdef SLUICE_MPI
-    for (int i = 0; i < 8; i++) buf[i] = me * 100 + i;
+    for (int i = 0; i < 8; i++)
+        buf[i] = me * 100 + i;
     EXPECT(MPI_Isendrecv_replace(buf, 1, every2, right, 8, left, 8, MPI_COMM_WORLD, &r) ==
            MPI_SUCCESS);
-    for (flag = 0; !flag;) EXPECT(MPI_Test(&r, &flag, &st) == MPI_SUCCESS);
+    for (flag = 0; !flag;)
+        EXPECT(MPI_Test(&r, &flag, &st) == MPI_SUCCESS);
     EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 8);
-    for (int i = 0; i < 8; i++) EXPECT(buf[i] == (i % 2 ? me : left) * 100 + i);
+    for (int i = 0; i < 8; i++)
+        EXPECT(buf[i] == (i % 2 ? me : left) * 100 + i);
 #endif
     /* large messages (rendezvous) both ways, with MPI_PROC_NULL on one side */
     enum { BIG = 1 << 18 };
     static int bo[BIG], bi[BIG];
-    for (int i = 0; i < BIG; i++) bo[i] = me ^ i, bi[i] = -1;
+    for (int i = 0; i < BIG; i++)
+        bo[i] = me ^ i, bi[i] = -1;
     EXPECT(MPI_Isendrecv(bo, BIG, MPI_INT, right, 9, bi, BIG, MPI_INT, left, 9, MPI_COMM_WORLD,
                          &r) == MPI_SUCCESS);
     EXPECT(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
-    for (int i = 0; i < BIG; i++) EXPECT(bi[i] == (left ^ i));
+    for (int i = 0; i < BIG; i++)
+        EXPECT(bi[i] == (left ^ i));
 #ifdef SLUICE_MPI /* MPICH 4.0.x (ch4:ucx) crashes on both of these */
     EXPECT(MPI_Isendrecv(bo, 1, MPI_INT, MPI_PROC_NULL, 0, bi, 1, MPI_INT, MPI_PROC_NULL, 0,
                          MPI_COMM_WORLD, &r) == MPI_SUCCESS);

@@ -31,16 +31,19 @@ static int index_of(long L, int nd, const int *g, int order, int d)
 {
     long below = 1;
     if (order == MPI_ORDER_C)
-        for (int i = d + 1; i < nd; i++) below *= g[i];
+        for (int i = d + 1; i < nd; i++)
+            below *= g[i];
     else
-        for (int i = 0; i < d; i++) below *= g[i];
+        for (int i = 0; i < d; i++)
+            below *= g[i];
     return (int)(L / below % g[d]);
 }
 
 static long total(int nd, const int *g)
 {
     long n = 1;
-    for (int i = 0; i < nd; i++) n *= g[i];
+    for (int i = 0; i < nd; i++)
+        n *= g[i];
     return n;
 }
 
@@ -49,7 +52,8 @@ static long total(int nd, const int *g)
 static void check_pack(MPI_Datatype t, long n, const int *want, int nwant)
 {
     static int arr[NMAX], packed[NMAX];
-    for (long i = 0; i < n; i++) arr[i] = (int)i;
+    for (long i = 0; i < n; i++)
+        arr[i] = (int)i;
     int size;
     EXPECT(MPI_Type_size(t, &size) == MPI_SUCCESS && size == nwant * (int)sizeof(int));
     MPI_Aint lb, ext;
@@ -59,7 +63,8 @@ static void check_pack(MPI_Datatype t, long n, const int *want, int nwant)
     EXPECT(MPI_Pack(arr, 1, t, packed, (int)sizeof packed, &pos, MPI_COMM_SELF) == MPI_SUCCESS);
     EXPECT(pos == size);
     for (int i = 0; i < nwant; i++) {
-        if (packed[i] != want[i]) fprintf(stderr, "element %d: %d, expected %d\n", i, packed[i], want[i]);
+        if (packed[i] != want[i])
+            fprintf(stderr, "element %d: %d, expected %d\n", i, packed[i], want[i]);
         EXPECT(packed[i] == want[i]);
     }
 }
@@ -89,7 +94,8 @@ static void check_darray(int nd, const int *g, const int *dist, const int *darg,
 {
     static int want[NMAX];
     int size = 1;
-    for (int d = 0; d < nd; d++) size *= ps[d];
+    for (int d = 0; d < nd; d++)
+        size *= ps[d];
     long n = total(nd, g), covered = 0;
     for (int r = 0; r < size; r++) {
         int nw = 0;
@@ -169,30 +175,47 @@ static MPI_Datatype rebuild(MPI_Datatype t, int want_combiner)
     EXPECT(MPI_Type_get_contents(t, ni, na, nd, I, A, D) == MPI_SUCCESS);
     int n = 0, rc = MPI_ERR_OTHER;
     switch (comb) {
-    case MPI_COMBINER_DUP: rc = MPI_Type_dup(D[0], &r); break;
-    case MPI_COMBINER_CONTIGUOUS: rc = MPI_Type_contiguous(I[0], D[0], &r); break;
-    case MPI_COMBINER_VECTOR: rc = MPI_Type_vector(I[0], I[1], I[2], D[0], &r); break;
-    case MPI_COMBINER_HVECTOR: rc = MPI_Type_create_hvector(I[0], I[1], A[0], D[0], &r); break;
-    case MPI_COMBINER_INDEXED: rc = MPI_Type_indexed(I[0], I + 1, I + 1 + I[0], D[0], &r); break;
-    case MPI_COMBINER_HINDEXED: rc = MPI_Type_create_hindexed(I[0], I + 1, A, D[0], &r); break;
+    case MPI_COMBINER_DUP:
+        rc = MPI_Type_dup(D[0], &r);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        rc = MPI_Type_contiguous(I[0], D[0], &r);
+        break;
+    case MPI_COMBINER_VECTOR:
+        rc = MPI_Type_vector(I[0], I[1], I[2], D[0], &r);
+        break;
+    case MPI_COMBINER_HVECTOR:
+        rc = MPI_Type_create_hvector(I[0], I[1], A[0], D[0], &r);
+        break;
+    case MPI_COMBINER_INDEXED:
+        rc = MPI_Type_indexed(I[0], I + 1, I + 1 + I[0], D[0], &r);
+        break;
+    case MPI_COMBINER_HINDEXED:
+        rc = MPI_Type_create_hindexed(I[0], I + 1, A, D[0], &r);
+        break;
     case MPI_COMBINER_INDEXED_BLOCK:
         rc = MPI_Type_create_indexed_block(I[0], I[1], I + 2, D[0], &r);
         break;
     case MPI_COMBINER_HINDEXED_BLOCK:
         rc = MPI_Type_create_hindexed_block(I[0], I[1], A, D[0], &r);
         break;
-    case MPI_COMBINER_STRUCT: rc = MPI_Type_create_struct(I[0], I + 1, A, D, &r); break;
+    case MPI_COMBINER_STRUCT:
+        rc = MPI_Type_create_struct(I[0], I + 1, A, D, &r);
+        break;
     case MPI_COMBINER_SUBARRAY:
         n = I[0];
         rc = MPI_Type_create_subarray(n, I + 1, I + 1 + n, I + 1 + 2 * n, I[1 + 3 * n], D[0], &r);
         break;
     case MPI_COMBINER_DARRAY:
         n = I[2];
-        rc = MPI_Type_create_darray(I[0], I[1], n, I + 3, I + 3 + n, I + 3 + 2 * n,
-                                    I + 3 + 3 * n, I[3 + 4 * n], D[0], &r);
+        rc = MPI_Type_create_darray(I[0], I[1], n, I + 3, I + 3 + n, I + 3 + 2 * n, I + 3 + 3 * n,
+                                    I[3 + 4 * n], D[0], &r);
         break;
-    case MPI_COMBINER_RESIZED: rc = MPI_Type_create_resized(D[0], A[0], A[1], &r); break;
-    default: break;
+    case MPI_COMBINER_RESIZED:
+        rc = MPI_Type_create_resized(D[0], A[0], A[1], &r);
+        break;
+    default:
+        break;
     }
     EXPECT(rc == MPI_SUCCESS);
     for (int i = 0; i < nd; i++)
@@ -205,7 +228,8 @@ static MPI_Datatype rebuild(MPI_Datatype t, int want_combiner)
 static void check_roundtrip(MPI_Datatype t, int combiner)
 {
     static unsigned char buf[8192], p1[8192], p2[8192];
-    for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)(i * 7 + 1);
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)(i * 7 + 1);
     MPI_Datatype r = rebuild(t, combiner);
     EXPECT(MPI_Type_commit(&t) == MPI_SUCCESS && MPI_Type_commit(&r) == MPI_SUCCESS);
     int s1, s2;
@@ -224,10 +248,10 @@ static void check_roundtrip(MPI_Datatype t, int combiner)
 }
 
 /* t[k] made by call, with combiner comb. */
-#define MK(call, comb)                                                                      \
-    do {                                                                                    \
-        EXPECT((call) == MPI_SUCCESS);                                                      \
-        comb_of[k++] = (comb);                                                              \
+#define MK(call, comb)                                                                             \
+    do {                                                                                           \
+        EXPECT((call) == MPI_SUCCESS);                                                             \
+        comb_of[k++] = (comb);                                                                     \
     } while (0)
 
 static void test_envelope(void)
@@ -251,15 +275,19 @@ static void test_envelope(void)
     MK(MPI_Type_create_resized(t[1], 4, 64, &t[k]), MPI_COMBINER_RESIZED);
     MK(MPI_Type_dup(t[7], &t[k]), MPI_COMBINER_DUP);
     int sz[] = {5, 6}, sub[] = {2, 3}, st[] = {1, 2};
-    MK(MPI_Type_create_subarray(2, sz, sub, st, MPI_ORDER_C, MPI_INT, &t[k]), MPI_COMBINER_SUBARRAY);
-    int g[] = {6, 5}, dist[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK}, darg[] = {2, MPI_DISTRIBUTE_DFLT_DARG}, ps[] = {2, 2};
-    MK(MPI_Type_create_darray(4, 3, 2, g, dist, darg, ps, MPI_ORDER_FORTRAN, MPI_SHORT, &t[k]), MPI_COMBINER_DARRAY);
+    MK(MPI_Type_create_subarray(2, sz, sub, st, MPI_ORDER_C, MPI_INT, &t[k]),
+       MPI_COMBINER_SUBARRAY);
+    int g[] = {6, 5}, dist[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK},
+        darg[] = {2, MPI_DISTRIBUTE_DFLT_DARG}, ps[] = {2, 2};
+    MK(MPI_Type_create_darray(4, 3, 2, g, dist, darg, ps, MPI_ORDER_FORTRAN, MPI_SHORT, &t[k]),
+       MPI_COMBINER_DARRAY);
     /* derived children: a vector of the struct, a struct of derived types */
     MK(MPI_Type_vector(2, 1, 2, t[7], &t[k]), MPI_COMBINER_VECTOR);
     MPI_Datatype kids[] = {t[3], t[8], t[11]};
     MPI_Aint kd[] = {0, 100, 300};
     MK(MPI_Type_create_struct(3, bl, kd, kids, &t[k]), MPI_COMBINER_STRUCT);
-    for (int i = 0; i < k; i++) check_roundtrip(t[i], comb_of[i]);
+    for (int i = 0; i < k; i++)
+        check_roundtrip(t[i], comb_of[i]);
     /* contents as given */
     int I[8];
     MPI_Aint A[4];
@@ -273,7 +301,8 @@ static void test_envelope(void)
     EXPECT(MPI_Type_free(&Dt[0]) == MPI_SUCCESS); /* t[1] again, a handle of its own */
     EXPECT(MPI_Type_get_contents(t[1], 2, 4, 4, I, A, Dt) != MPI_SUCCESS); /* too few ints */
     EXPECT(MPI_Type_get_contents(MPI_INT, 8, 4, 4, I, A, Dt) != MPI_SUCCESS);
-    for (int i = k - 1; i >= 0; i--) EXPECT(MPI_Type_free(&t[i]) == MPI_SUCCESS);
+    for (int i = k - 1; i >= 0; i--)
+        EXPECT(MPI_Type_free(&t[i]) == MPI_SUCCESS);
 }
 
 /* MPICH 4.0 checks only the order and the old type here (it accepts a
