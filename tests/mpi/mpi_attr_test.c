@@ -133,6 +133,8 @@ static void test_comm_callbacks(void)
     EXPECT(nev == 1 && ev_is(0, 'd', 2, 20));
     get_comm(c, k2, &flag);
     EXPECT(!flag);
+    EXPECT(MPI_Comm_delete_attr(c, k2) == MPI_SUCCESS); /* none there: no callback */
+    EXPECT(nev == 1);
     /* free: newest first (k3, then k1 which was set before it) */
     nev = 0;
     EXPECT(MPI_Comm_free(&c) == MPI_SUCCESS);
