@@ -284,8 +284,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     int rc = attr_comm_args(comm, comm_keyval, &c, &kv, "MPI_Comm_delete_attr");
     if (rc) return rc;
     rc = mattr_delete(comm, &c->attrs, kv);
-    return rc ? mpi_err(c, rc, "MPI_Comm_delete_attr", "the delete callback failed")
-              : MPI_SUCCESS;
+    return rc ? mpi_err(c, rc, "MPI_Comm_delete_attr", "the delete callback failed") : MPI_SUCCESS;
 }
 
 /* The predefined keys are on every communicator (MPI puts them on
