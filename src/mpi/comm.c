@@ -9,6 +9,7 @@
 #include "mpi/handle.h"
 #include "mpi/mcoll.h"
 #include "mpi/mpi_int.h"
+#include "mpi/request.h"
 #include "p2p/p2p.h"
 
 #include <stdlib.h>
@@ -188,6 +189,21 @@ int mcomm_create(const mcomm_t *p, int *world_of, int n, int rank, struct mtopo 
     return comm_make(p, ctx, n, rank, world_of, topo, out);
 }
 
+/* The last step of MPI_Comm_dup: the copy callbacks of p's attributes
+ * (MPI 4.0 §7.7.2); when one fails the new communicator is freed again. */
+static int comm_dup_attrs(mcomm_t *p, MPI_Comm made, MPI_Comm *newcomm)
+{
+    mcomm_t *c = mcomm_get(made);
+    if (mattr_copy_all(p->handle, p->attrs, made, &c->attrs) != MPI_SUCCESS) {
+        mh_free(&comm_table, (uint32_t)made);
+        c->freed = true;
+        mcomm_release(c);
+        return mpi_err(p, MPI_ERR_OTHER, "MPI_Comm_dup", "an attribute copy callback failed");
+    }
+    *newcomm = made;
+    return MPI_SUCCESS;
+}
+
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     MPI_CHECK_STATE("MPI_Comm_dup");
@@ -210,7 +226,38 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return mpi_err(p, err, "MPI_Comm_dup",
                        err == MPI_ERR_OTHER ? "no context id agreed" : NULL);
     }
+    return comm_dup_attrs(p, made, newcomm);
+}
+
+/* MPI 4.0 §7.4.2: a blocking MPI_Comm_dup, then a request that is complete
+ * already.  Correct, not overlapped: the members agree on the context id
+ * inside the call, so each must call it before any returns (as every
+ * collective in a correct program does, in the same order). */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    MPI_CHECK_STATE("MPI_Comm_idup");
+    mcomm_t *p = mcomm_get(comm);
+    if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_idup", NULL);
+    if (!request) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
+    MPI_Comm made;
+    int err = MPI_Comm_dup(comm, &made);
+    if (err) return err;
+    if ((err = mreq_create_done(p, request)) != MPI_SUCCESS) {
+        MPI_Comm_free(&made);
+        return mpi_err(p, err, "MPI_Comm_idup", "out of request handles");
+    }
     *newcomm = made;
+    return MPI_SUCCESS;
+}
+
+/* There are no intercommunicators. */
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    MPI_CHECK_STATE("MPI_Comm_test_inter");
+    mcomm_t *c = mcomm_get(comm);
+    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter", NULL);
+    if (!flag) return mpi_err(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    *flag = 0;
     return MPI_SUCCESS;
 }
 
@@ -307,6 +354,9 @@ int MPI_Comm_free(MPI_Comm *comm)
     mcomm_t *c = comm ? mcomm_get(*comm) : NULL;
     if (!c || c == &comm_world || c == &comm_self)
         return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "not a freeable communicator");
+    /* the delete callbacks first, while the communicator still works */
+    if (mattr_delete_all(c->handle, &c->attrs) != MPI_SUCCESS)
+        return mpi_err(c, MPI_ERR_OTHER, "MPI_Comm_free", "an attribute delete callback failed");
     mcoll_cache_drop(c);
     mh_free(&comm_table, (uint32_t)c->handle);
     c->freed = true;

@@ -184,8 +184,16 @@ void mdt_retain(mdt_type_t *t)
     if (!t->predefined) __atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
 }
 
+static void args_release(mdt_args_t *a)
+{
+    if (!a) return;
+    for (int i = 0; i < a->nd; i++) mdt_release(a->types[i]);
+    free(a);
+}
+
 static void type_destroy(mdt_type_t *t)
 {
+    args_release(t->args);
     for (size_t i = 0; i < t->nent; i++) mdt_release(t->ent[i].type);
     free(t->ent);
     free(t->pieces);
@@ -206,6 +214,52 @@ uint32_t mdt_live_count(void)
 }
 
 /* ---- construction -------------------------------------------------------- */
+
+mdt_args_t *mdt_args_alloc(int combiner, int ni, int na, int nd)
+{
+    /* aints first: the strictest alignment of the three arrays */
+    size_t bytes = sizeof(mdt_args_t) + (size_t)na * sizeof(MPI_Aint) +
+                   (size_t)nd * sizeof(mdt_type_t *) + (size_t)ni * sizeof(int);
+    mdt_args_t *a = calloc(1, bytes);
+    if (!a) return NULL;
+    a->combiner = combiner;
+    a->ni = ni;
+    a->na = na;
+    a->aints = (MPI_Aint *)(a + 1);
+    a->types = (mdt_type_t **)(a->aints + na);
+    a->ints = (int *)(a->types + nd);
+    a->nd = nd;
+    return a;
+}
+
+void mdt_args_attach(mdt_type_t *t, mdt_args_t *a)
+{
+    for (int i = 0; i < a->nd; i++) mdt_retain(a->types[i]);
+    args_release(t->args);
+    t->args = a;
+    t->combiner = a->combiner;
+}
+
+void mdt_args_free(mdt_args_t *a)
+{
+    free(a);
+}
+
+int mdt_handle_again(mdt_type_t *t, MPI_Datatype *out)
+{
+    if (t->predefined) {
+        *out = t->handle;
+        return MPI_SUCCESS;
+    }
+    mdt_retain(t);
+    int h = mh_new(&type_table, t);
+    if (!h) {
+        mdt_release(t);
+        return MPI_ERR_INTERN;
+    }
+    *out = h;
+    return MPI_SUCCESS;
+}
 
 static mdt_type_t *type_alloc(int combiner, size_t nent, const mdt_entry_t *ent)
 {

@@ -77,6 +77,17 @@ typedef enum mdt_kind {
     MDT_KIND_PAIR     /* value-index pairs of MINLOC/MAXLOC */
 } mdt_kind_t;
 
+/* The arguments of the constructor call that made a derived type, as
+ * MPI_Type_get_contents returns them (MPI 4.0 §5.1.13); types hold a
+ * reference each.  One malloc'd block. */
+typedef struct mdt_args {
+    int combiner;
+    int ni, na, nd;
+    int *ints;
+    MPI_Aint *aints;
+    mdt_type_t **types;
+} mdt_args_t;
+
 struct mdt_type {
     int handle;      /* own handle */
     int combiner;    /* MPI_COMBINER_* */
@@ -98,6 +109,8 @@ struct mdt_type {
     mdt_piece_t *pieces; /* flattened form; built by commit */
     const char *name;    /* predefined types: "MPI_INT" ... */
     char *set_name;      /* MPI_Type_set_name's (malloc'd), overrides name; NULL */
+    struct mattr *attrs; /* cached attributes (attr.c), newest first */
+    mdt_args_t *args;    /* constructor arguments; NULL for predefined types */
 };
 
 /* ---- lookup and lifetime ---- */
@@ -129,6 +142,18 @@ static inline MPI_Aint mdt_extent(const mdt_type_t *t)
 int mdt_create(int combiner, size_t nent, const mdt_entry_t *ent, MPI_Datatype *out);
 int mdt_create_resized(mdt_type_t *old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out);
 int mdt_create_dup(mdt_type_t *old, MPI_Datatype *out);
+/* Constructor arguments: alloc gives room for ni ints, na aints and nd
+ * types (NULL when out of memory), for the caller to fill; attach gives
+ * them to t (which takes a reference on each type and sets t->combiner
+ * to a->combiner: subarray and darray are built of other constructors);
+ * free is for an args never attached. */
+mdt_args_t *mdt_args_alloc(int combiner, int ni, int na, int nd);
+void mdt_args_attach(mdt_type_t *t, mdt_args_t *a);
+void mdt_args_free(mdt_args_t *a);
+/* One more handle for t, which the caller frees with MPI_Type_free
+ * (MPI_Type_get_contents' "new datatype objects"); a predefined type's own
+ * handle.  MPI_SUCCESS or MPI_ERR_INTERN (table full). */
+int mdt_handle_again(mdt_type_t *t, MPI_Datatype *out);
 /* Flattens and marks committed (idempotent). */
 int mdt_commit(mdt_type_t *t);
 /* Largest flattened form built by later commits (tests lower it to

@@ -66,15 +66,21 @@ int MPI_Is_thread_main(int *flag)
 
 int MPI_Finalize(void)
 {
-    /* the collectives' progress thread goes first (it takes the lock) */
-    if (__atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) == 1) coll_async_stop();
+    /* attribute delete callbacks may still call MPI (MPI 4.0 §11.2.4), so
+     * they go before anything else; then the collectives' progress thread
+     * (it takes the lock) */
+    int arc = MPI_SUCCESS;
+    if (__atomic_load_n(&mpi_state, __ATOMIC_ACQUIRE) == 1) {
+        arc = mattr_finalize();
+        coll_async_stop();
+    }
     MPI_CHECK_STATE("MPI_Finalize");
     mbsend_drain(); /* buffered sends still in flight finish first */
     mreq_reap_detached(true); /* and operations whose requests were freed */
     mcoll_fini();
     sl_status_t st = p2p_fini();
     __atomic_store_n(&mpi_state, 2, __ATOMIC_RELEASE); /* MPI_Finalized may ask from another thread */
-    return st == SL_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+    return st == SL_OK ? arc : MPI_ERR_OTHER;
 }
 
 int MPI_Initialized(int *flag)
@@ -165,6 +171,12 @@ int MPI_Get_library_version(char *version, int *resultlen)
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen) return MPI_ERR_ARG;
+    const char *user = merr_user_string(errorcode);
+    if (user) { /* added by the program: its string alone */
+        int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", user);
+        *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+        return MPI_SUCCESS;
+    }
     const char *msg = NULL, *name = NULL;
     switch (errorcode) {
 #define MPI_ERR_CASE_(c, m)                                                                 \
@@ -184,6 +196,7 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int MPI_Error_class(int errorcode, int *errorclass)
 {
+    if (errorclass && merr_user_class(errorcode, errorclass)) return MPI_SUCCESS;
     if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE) return MPI_ERR_ARG;
     *errorclass = errorcode; /* every code Sluice returns is a class */
     return MPI_SUCCESS;

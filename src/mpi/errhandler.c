@@ -95,3 +95,19 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
+
+/* The MPI-1 names (deprecated; MPICH still has them). */
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_create_errhandler(function, errhandler);
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return MPI_Comm_set_errhandler(comm, errhandler);
+}
+
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_get_errhandler(comm, errhandler);
+}

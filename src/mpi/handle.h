@@ -37,6 +37,7 @@
 #define MH_CLASS_ERRHANDLER 5u
 #define MH_CLASS_OP 6u
 #define MH_CLASS_INFO 7u
+#define MH_CLASS_KEYVAL 9u
 #define MH_CLASS_REQUEST 11u
 #define MH_CLASS_MESSAGE 12u
 

@@ -171,6 +171,31 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
     return MPI_SUCCESS;
 }
 
+/* MPI 4.0 §10.2: *buflen in is the room at value (0: only ask), out the
+ * value's length plus one; the value is cut to *buflen - 1 characters. */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char fn[] = "MPI_Info_get_string";
+    MPI_CHECK_STATE(fn);
+    const minfo_t *o = info_get(info, false);
+    if (!o) return mpi_err(NULL, MPI_ERR_INFO, fn, NULL);
+    int err = key_check(key);
+    if (err) return mpi_err(NULL, err, fn, NULL);
+    if (!buflen || *buflen < 0 || !flag || (*buflen > 0 && !value))
+        return mpi_err(NULL, MPI_ERR_ARG, fn, NULL);
+    int i = find(o, key);
+    *flag = i >= 0;
+    if (i < 0) return MPI_SUCCESS;
+    size_t len = strlen(o->ent[i].val);
+    if (*buflen > 0) {
+        size_t n = len < (size_t)*buflen - 1 ? len : (size_t)*buflen - 1;
+        memcpy(value, o->ent[i].val, n);
+        value[n] = '\0';
+    }
+    *buflen = (int)len + 1;
+    return MPI_SUCCESS;
+}
+
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char fn[] = "MPI_Info_get_valuelen";

@@ -24,6 +24,7 @@ typedef struct mcomm {
     struct mcoll *coll_cache[8]; /* idle schedules of blocking collectives (mcoll.h) */
     struct mtopo *topo;                   /* virtual topology or NULL (topo.c); owned */
     char name[MPI_MAX_OBJECT_NAME];       /* MPI_Comm_set_name's, "" when none */
+    struct mattr *attrs;                  /* cached attributes (attr.c), newest first */
 } mcomm_t;
 
 /* Collective traffic of a communicator runs on ctx | MCOMM_COLL_CTX, apart
@@ -85,6 +86,19 @@ typedef struct mtopo_nbrs {
 } mtopo_nbrs_t;
 int mtopo_neighbors(const mcomm_t *c, mtopo_nbrs_t *nb);
 
+/* Attributes (attr.c) of the object with handle h (a communicator or a
+ * datatype).  delete_all runs the delete callbacks newest first and takes
+ * each attribute off; it stops at the first callback that fails
+ * (MPI_ERR_OTHER, the rest stay).  copy_all runs oldh's copy callbacks
+ * into *dst (empty) for newh, in the order set; on a failing callback it
+ * deletes what it copied and returns MPI_ERR_OTHER.  finalize deletes
+ * MPI_COMM_SELF's, then MPI_COMM_WORLD's (MPI_Finalize).  They raise
+ * nothing. */
+struct mattr;
+int mattr_delete_all(int h, struct mattr **list);
+int mattr_copy_all(int oldh, struct mattr *src, int newh, struct mattr **dst);
+int mattr_finalize(void);
+
 /* Every member of c has arrived (barrier.c: dissemination on c's
  * collective context). */
 sl_status_t mcomm_barrier(const mcomm_t *c);
@@ -94,6 +108,13 @@ sl_status_t mcomm_barrier(const mcomm_t *c);
  * MPI_ERRORS_RETURN return cls, with a user handler call it, then return
  * cls. */
 int mpi_err(const mcomm_t *c, int cls, const char *fname, const char *detail);
+
+/* Error codes and classes added by the program (errcode.c): the class of
+ * an added code (false: not one), its string ("" when none was given;
+ * NULL: not an added code), and the MPI_LASTUSEDCODE attribute's value. */
+bool merr_user_class(int code, int *cls);
+const char *merr_user_string(int code);
+int *merr_lastused_attr(void);
 
 /* Error handlers (errhandler.c).  valid: predefined or a live user
  * handler.  A communicator holds a reference on its user handler (retain

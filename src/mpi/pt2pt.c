@@ -252,8 +252,15 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  MPI_Comm comm, MPI_Status *status)
 {
     MPI_CHECK_STATE("MPI_Sendrecv");
+    /* the send's arguments first: a receive already posted could not be
+     * taken back (it was waited for, for ever) */
+    mcomm_t *c = NULL;
+    mdt_type_t *t = NULL;
+    int err = req_check(false, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &t,
+                        "MPI_Sendrecv");
+    if (err) return err;
     MPI_Request s, r;
-    int err = req_start(MREQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, &r,
+    err = req_start(MREQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, &r,
                         "MPI_Sendrecv");
     if (err) return err;
     err = req_start(MREQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, &s,
@@ -357,8 +364,77 @@ int MPI_Request_free(MPI_Request *request)
         return mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Request_free",
                        "an active collective's request cannot be freed");
     /* an operation still running finishes unseen (MPI 3.1 §3.7.3) */
-    if (r->p && !mreq_poll(r)) mreq_detach(r, request);
+    if ((r->p || r->pair) && !mreq_poll(r)) mreq_detach(r, request);
     else mreq_free(r, request);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Isendrecv (MPI 4.0 §3.10): the receive and the send start as in
+ * MPI_Sendrecv, and the receive's request carries the send (mreq_pair). */
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    MPI_CHECK_STATE("MPI_Isendrecv");
+    if (!request)
+        return mpi_err(mcomm_get(comm), MPI_ERR_REQUEST, "MPI_Isendrecv", "request is NULL");
+    /* the send's arguments first: a receive already posted could not be
+     * taken back */
+    mcomm_t *c = NULL;
+    mdt_type_t *t = NULL;
+    int err = req_check(false, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &t,
+                        "MPI_Isendrecv");
+    if (err) return err;
+    MPI_Request s, r;
+    err = req_start(MREQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, &r,
+                    "MPI_Isendrecv");
+    if (err) return err;
+    err = req_start(MREQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, &s,
+                    "MPI_Isendrecv");
+    if (err) {
+        mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Isendrecv");
+        return err;
+    }
+    mreq_pair(mreq_get(r), &s);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+/* The send goes from a packed copy that the send request owns (its tmp,
+ * freed with it), so the receive may overwrite buf at once. */
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    MPI_CHECK_STATE("MPI_Isendrecv_replace");
+    mcomm_t *c = NULL;
+    mdt_type_t *t = NULL;
+    int err = req_check(false, buf, count, datatype, dest, sendtag, comm, &c, &t,
+                        "MPI_Isendrecv_replace");
+    if (err) return err;
+    if (!request) return mpi_err(c, MPI_ERR_REQUEST, "MPI_Isendrecv_replace", "request is NULL");
+    size_t bytes = (size_t)count * (size_t)t->size;
+    if (bytes > INT_MAX)
+        return mpi_err(c, MPI_ERR_COUNT, "MPI_Isendrecv_replace", "over INT_MAX bytes");
+    void *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp) return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Isendrecv_replace", NULL);
+    if (bytes) mdt_pack(t, buf, count, tmp);
+    MPI_Request s, r;
+    err = req_start(MREQ_RECV, buf, count, datatype, source, recvtag, comm, &r,
+                    "MPI_Isendrecv_replace");
+    if (!err)
+        err = req_start(MREQ_SEND, tmp, (int)bytes, MPI_BYTE, dest, sendtag, comm, &s,
+                        "MPI_Isendrecv_replace");
+    else
+        r = MPI_REQUEST_NULL;
+    if (err) {
+        if (r != MPI_REQUEST_NULL)
+            mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Isendrecv_replace");
+        free(tmp);
+        return err;
+    }
+    mreq_get(s)->tmp = tmp; /* a dense send: nothing else uses its tmp */
+    mreq_pair(mreq_get(r), &s);
+    *request = r;
     return MPI_SUCCESS;
 }
 

@@ -40,6 +40,35 @@ void mreq_status_empty(MPI_Status *s)
 
 static mreq_t *mreq_detached; /* freed while active: completing unseen */
 
+static void mreq_release(mreq_t *r);
+
+void mreq_pair(mreq_t *r, MPI_Request *send)
+{
+    r->pair = mh_get(&mreq_table, (uint32_t)*send);
+    mh_free(&mreq_table, *send);
+    *send = MPI_REQUEST_NULL;
+}
+
+/* Has r's send half finished (waiting for it if block)?  It is released
+ * then, its error kept for r. */
+static bool mreq_pair_done(mreq_t *r, bool block)
+{
+    mreq_t *s = r->pair;
+    bool done = true;
+    if (s->p && block) {
+        p2p_status_t ps;
+        p2p_wait(s->p, &ps);
+        mreq_finish(s, &ps);
+    } else if (s->p) {
+        done = mreq_poll(s);
+    }
+    if (!done) return false;
+    r->pair = NULL;
+    if (s->err && !r->err) r->err = s->err, r->st.MPI_ERROR = s->err;
+    mreq_release(s);
+    return true;
+}
+
 static void mreq_release(mreq_t *r)
 {
     if (__builtin_expect(r->coll != NULL, 0)) {
@@ -71,6 +100,7 @@ void mreq_detach(mreq_t *r, MPI_Request *h)
 /* Has r finished?  With block, wait until it has (true then). */
 static bool mreq_complete(mreq_t *r, bool block)
 {
+    if (__builtin_expect(r->pair != NULL, 0) && !mreq_pair_done(r, block)) return false;
     if (r->coll && block) {
         r->err = mcoll_wait(r->coll);
         r->st.MPI_ERROR = r->err;
@@ -111,6 +141,16 @@ mreq_t *mreq_create(MPI_Request *out)
     return r;
 }
 
+int mreq_create_done(mcomm_t *c, MPI_Request *out)
+{
+    mreq_t *r = mreq_create(out);
+    if (!r) return MPI_ERR_NO_MEM;
+    *r = (mreq_t){.comm = c};
+    mreq_status_empty(&r->st);
+    mcomm_retain(c);
+    return MPI_SUCCESS;
+}
+
 mreq_t *mreq_get(MPI_Request h)
 {
     return mh_get(&mreq_table, (uint32_t)h);
@@ -147,6 +187,7 @@ void mreq_finish(mreq_t *r, const p2p_status_t *ps)
 bool mreq_poll(mreq_t *r)
 {
     p2p_status_t ps;
+    if (__builtin_expect(r->pair != NULL, 0) && !mreq_pair_done(r, false)) return false;
     if (__builtin_expect(r->coll != NULL, 0)) {
         if (!mcoll_test(r->coll)) return false;
         r->err = mcoll_error(r->coll);

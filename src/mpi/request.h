@@ -28,6 +28,7 @@ typedef struct mreq {
     bool active;         /* persistent: started and not yet completed */
     int peer, tag;       /* persistent: what MPI_Start posts */
     struct mcoll *coll;  /* a collective's request (mcoll.h) */
+    struct mreq *pair;   /* MPI_Isendrecv: the send half, owned, until it completes */
 } mreq_t;
 
 /* Copy a status that was just written field by field (mreq_finish), one
@@ -60,6 +61,13 @@ void mreq_detach(mreq_t *r, MPI_Request *h);
 /* Recycle the detached requests that have completed (all of them, waiting,
  * if block: MPI_Finalize). */
 void mreq_reap_detached(bool block);
+/* A request on c that is complete already (empty status), for operations
+ * done at once (MPI_Comm_idup); MPI_ERR_NO_MEM when out of handles. */
+int mreq_create_done(mcomm_t *c, MPI_Request *out);
+/* MPI_Isendrecv: the send request *send (taken out of the handle table,
+ * *send set to MPI_REQUEST_NULL) becomes part of the receive r, which
+ * completes when both have (the send's error if the receive has none). */
+void mreq_pair(mreq_t *r, MPI_Request *send);
 /* The request behind a live handle, or NULL. */
 mreq_t *mreq_get(MPI_Request h);
 /* The empty status of MPI 3.1 §3.7.3 (PROC_NULL, ANY_TAG, count 0). */

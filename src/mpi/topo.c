@@ -946,3 +946,37 @@ int mtopo_neighbors(const mcomm_t *c, mtopo_nbrs_t *nb)
     free(cart);
     return MPI_SUCCESS;
 }
+
+/* ---- mapping (MPI 4.0 §8.5.7): Sluice never reorders, so the process
+ * keeps its rank when the topology has room for it ---- */
+
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    MPI_CHECK_STATE("MPI_Cart_map");
+    (void)periods;
+    mcomm_t *c = mcomm_get(comm);
+    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Cart_map", NULL);
+    if (ndims < 0 || (ndims > 0 && !dims) || !newrank)
+        return mpi_err(c, MPI_ERR_ARG, "MPI_Cart_map", NULL);
+    long n = 1;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] <= 0) return mpi_err(c, MPI_ERR_DIMS, "MPI_Cart_map", "a dimension below 1");
+        n *= dims[i];
+        if (n > c->size)
+            return mpi_err(c, MPI_ERR_ARG, "MPI_Cart_map", "grid larger than the communicator");
+    }
+    *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
+{
+    MPI_CHECK_STATE("MPI_Graph_map");
+    (void)edges;
+    mcomm_t *c = mcomm_get(comm);
+    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Graph_map", NULL);
+    if (nnodes < 0 || nnodes > c->size || (nnodes > 0 && !indx) || !newrank)
+        return mpi_err(c, MPI_ERR_ARG, "MPI_Graph_map", NULL);
+    *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}

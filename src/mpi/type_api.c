@@ -62,6 +62,31 @@ static MPI_Aint disp_bytes(const void *ctx, int i)
     return ((const MPI_Aint *)ctx)[i];
 }
 
+/* The constructor's arguments for MPI_Type_get_contents: the caller fills
+ * what args_new allocates, type_finish attaches it to the new type (or
+ * drops it when the construction failed). */
+static mdt_args_t *args_new(int combiner, int ni, int na, mdt_type_t *old)
+{
+    mdt_args_t *a = mdt_args_alloc(combiner, ni, na, old ? 1 : 0);
+    if (a && old) a->types[0] = old;
+    return a;
+}
+
+static int type_finish(int rc, mdt_args_t *a, MPI_Datatype *newtype)
+{
+    if (rc != MPI_SUCCESS) {
+        mdt_args_free(a);
+        return rc;
+    }
+    mdt_args_attach(mdt_get(*newtype), a);
+    return MPI_SUCCESS;
+}
+
+static void copy_ints(int *to, const int *from, int n)
+{
+    for (int i = 0; i < n; i++) to[i] = from[i];
+}
+
 static int check_lengths(int count, const int *bl)
 {
     for (int i = 0; i < count; i++) RETURN_IF(bl[i] < 0, MPI_ERR_ARG);
@@ -74,8 +99,11 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
+    mdt_args_t *a = args_new(MPI_COMBINER_CONTIGUOUS, 1, 0, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->ints[0] = count;
     mdt_entry_t e = {.type = old, .blocklen = count, .disp = 0};
-    return mdt_create(MPI_COMBINER_CONTIGUOUS, 1, &e, newtype);
+    return type_finish(mdt_create(MPI_COMBINER_CONTIGUOUS, 1, &e, newtype), a, newtype);
 }
 
 static int hvector(int combiner, int count, int blocklength, MPI_Aint stride_bytes,
@@ -93,8 +121,12 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
-    return hvector(MPI_COMBINER_VECTOR, count, blocklength, (MPI_Aint)stride * mdt_extent(old),
-                   old, newtype);
+    mdt_args_t *a = args_new(MPI_COMBINER_VECTOR, 3, 0, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->ints[0] = count, a->ints[1] = blocklength, a->ints[2] = stride;
+    return type_finish(hvector(MPI_COMBINER_VECTOR, count, blocklength,
+                               (MPI_Aint)stride * mdt_extent(old), old, newtype),
+                       a, newtype);
 }
 
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -105,7 +137,11 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
-    return hvector(MPI_COMBINER_HVECTOR, count, blocklength, stride, old, newtype);
+    mdt_args_t *a = args_new(MPI_COMBINER_HVECTOR, 2, 1, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->ints[0] = count, a->ints[1] = blocklength, a->aints[0] = stride;
+    return type_finish(hvector(MPI_COMBINER_HVECTOR, count, blocklength, stride, old, newtype), a,
+                       newtype);
 }
 
 int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -125,9 +161,15 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
     RETURN_IF(!newtype, MPI_ERR_ARG);
     int rc = check_lengths(count, array_of_blocklengths);
     RETURN_IF(rc != MPI_SUCCESS, rc);
+    mdt_args_t *a = args_new(MPI_COMBINER_INDEXED, 2 * count + 1, 0, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->ints[0] = count;
+    copy_ints(a->ints + 1, array_of_blocklengths, count);
+    copy_ints(a->ints + 1 + count, array_of_displacements, count);
     index_ctx_t c = {.d = array_of_displacements, .unit = mdt_extent(old)};
-    return build_blocks(MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0, old, disp_index,
-                        &c, newtype);
+    return type_finish(build_blocks(MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0, old,
+                                    disp_index, &c, newtype),
+                       a, newtype);
 }
 
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
@@ -141,8 +183,14 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
     RETURN_IF(!newtype, MPI_ERR_ARG);
     int rc = check_lengths(count, array_of_blocklengths);
     RETURN_IF(rc != MPI_SUCCESS, rc);
-    return build_blocks(MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0, old, disp_bytes,
-                        array_of_displacements, newtype);
+    mdt_args_t *a = args_new(MPI_COMBINER_HINDEXED, count + 1, count, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->ints[0] = count;
+    copy_ints(a->ints + 1, array_of_blocklengths, count);
+    for (int i = 0; i < count; i++) a->aints[i] = array_of_displacements[i];
+    return type_finish(build_blocks(MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0, old,
+                                    disp_bytes, array_of_displacements, newtype),
+                       a, newtype);
 }
 
 int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
@@ -161,9 +209,14 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
+    mdt_args_t *a = args_new(MPI_COMBINER_INDEXED_BLOCK, count + 2, 0, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->ints[0] = count, a->ints[1] = blocklength;
+    copy_ints(a->ints + 2, array_of_displacements, count);
     index_ctx_t c = {.d = array_of_displacements, .unit = mdt_extent(old)};
-    return build_blocks(MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength, old, disp_index,
-                        &c, newtype);
+    return type_finish(build_blocks(MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength, old,
+                                    disp_index, &c, newtype),
+                       a, newtype);
 }
 
 int MPI_Type_create_hindexed_block(int count, int blocklength,
@@ -176,8 +229,13 @@ int MPI_Type_create_hindexed_block(int count, int blocklength,
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
-    return build_blocks(MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, old, disp_bytes,
-                        array_of_displacements, newtype);
+    mdt_args_t *a = args_new(MPI_COMBINER_HINDEXED_BLOCK, 2, count, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->ints[0] = count, a->ints[1] = blocklength;
+    for (int i = 0; i < count; i++) a->aints[i] = array_of_displacements[i];
+    return type_finish(build_blocks(MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, old,
+                                    disp_bytes, array_of_displacements, newtype),
+                       a, newtype);
 }
 
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
@@ -192,19 +250,29 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
     int rc = check_lengths(count, array_of_blocklengths);
     RETURN_IF(rc != MPI_SUCCESS, rc);
     mdt_entry_t *ent = malloc((count ? (size_t)count : 1u) * sizeof *ent);
-    RETURN_IF(!ent, MPI_ERR_NO_MEM);
+    mdt_args_t *a = mdt_args_alloc(MPI_COMBINER_STRUCT, count + 1, count, count);
+    if (!ent || !a) {
+        free(ent);
+        mdt_args_free(a);
+        return MPI_ERR_NO_MEM;
+    }
+    a->ints[0] = count;
+    copy_ints(a->ints + 1, array_of_blocklengths, count);
     for (int i = 0; i < count; i++) {
         mdt_type_t *t = mdt_get(array_of_types[i]);
         if (!t) {
             free(ent);
+            mdt_args_free(a);
             return MPI_ERR_TYPE;
         }
         ent[i] = (mdt_entry_t){.type = t, .blocklen = array_of_blocklengths[i],
                                .disp = array_of_displacements[i]};
+        a->aints[i] = array_of_displacements[i];
+        a->types[i] = t;
     }
     rc = mdt_create(MPI_COMBINER_STRUCT, (size_t)count, ent, newtype);
     free(ent);
-    return rc;
+    return type_finish(rc, a, newtype);
 }
 
 int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
@@ -220,7 +288,10 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
-    return mdt_create_resized(old, lb, extent, newtype);
+    mdt_args_t *a = args_new(MPI_COMBINER_RESIZED, 0, 2, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    a->aints[0] = lb, a->aints[1] = extent;
+    return type_finish(mdt_create_resized(old, lb, extent, newtype), a, newtype);
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -228,7 +299,18 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     mdt_type_t *old = mdt_get(oldtype);
     RETURN_IF(!old, MPI_ERR_TYPE);
     RETURN_IF(!newtype, MPI_ERR_ARG);
-    return mdt_create_dup(old, newtype);
+    MPI_Datatype made;
+    mdt_args_t *a = args_new(MPI_COMBINER_DUP, 0, 0, old);
+    RETURN_IF(!a, MPI_ERR_NO_MEM);
+    int rc = type_finish(mdt_create_dup(old, &made), a, &made);
+    if (rc) return rc;
+    /* the copy callbacks of old's attributes (MPI 4.0 §7.7.4) */
+    if (mattr_copy_all(oldtype, old->attrs, made, &mdt_get(made)->attrs) != MPI_SUCCESS) {
+        mdt_free_handle(made);
+        return MPI_ERR_OTHER;
+    }
+    *newtype = made;
+    return MPI_SUCCESS;
 }
 
 int MPI_Type_commit(MPI_Datatype *datatype)
@@ -246,6 +328,10 @@ int MPI_Type_free(MPI_Datatype *datatype)
     MPI_ENTER();
     RETURN_IF(!datatype, MPI_ERR_ARG);
     /* Predefined types are permanent (MPI_ERR_TYPE, as MPICH). */
+    mdt_type_t *t = mdt_get(*datatype);
+    RETURN_IF(!t || t->predefined, MPI_ERR_TYPE);
+    /* the attributes' delete callbacks run at the free (MPI 4.0 §7.7.4) */
+    RETURN_IF(mattr_delete_all(*datatype, &t->attrs) != MPI_SUCCESS, MPI_ERR_OTHER);
     int rc = mdt_free_handle(*datatype);
     if (rc == MPI_SUCCESS) *datatype = MPI_DATATYPE_NULL;
     return rc;

@@ -257,3 +257,51 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     (void)win;
     return win_unsupported(NULL, "MPI_Compare_and_swap");
 }
+
+/* Window attributes: no window exists, so no window keyval either; the
+ * keyval calls fail like the rest of this file. */
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state)
+{
+    MPI_CHECK_STATE("MPI_Win_create_keyval");
+    (void)win_copy_attr_fn;
+    (void)win_delete_attr_fn;
+    (void)win_keyval;
+    (void)extra_state;
+    return win_unsupported(NULL, "MPI_Win_create_keyval");
+}
+
+int MPI_Win_free_keyval(int *win_keyval)
+{
+    MPI_CHECK_STATE("MPI_Win_free_keyval");
+    (void)win_keyval;
+    return win_unsupported(NULL, "MPI_Win_free_keyval");
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    MPI_CHECK_STATE("MPI_Win_set_attr");
+    (void)win;
+    (void)win_keyval;
+    (void)attribute_val;
+    return win_unsupported(NULL, "MPI_Win_set_attr");
+}
+
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    MPI_CHECK_STATE("MPI_Win_get_attr");
+    (void)win;
+    (void)win_keyval;
+    (void)attribute_val;
+    (void)flag;
+    return win_unsupported(NULL, "MPI_Win_get_attr");
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    MPI_CHECK_STATE("MPI_Win_delete_attr");
+    (void)win;
+    (void)win_keyval;
+    return win_unsupported(NULL, "MPI_Win_delete_attr");
+}
