@@ -604,12 +604,19 @@ int coll_off_collect(void)
             if (PtlCTGet(o->dct[v], &e) == PTL_OK && e.failure && r->err == SL_OK)
                 r->err = SL_ERR_PROTO;
         }
-        /* the entries that outlive a start go; the rest waits for the next */
-        for (uint32_t v = 0; o && v < o->nv; v++)
+        /* the entries that outlive a start go; the rest waits for the next.
+         * Every triggered operation has fired but Fig. 6's second RTR,
+         * which fires only when an RTS found the receive ready: left on a
+         * kept counter it would fire in the next start, with this start's
+         * match bits, and hand a later start's sender a false RTR (a
+         * 20-runs-in-flight test hung 1 time in 12 under load) */
+        for (uint32_t v = 0; o && v < o->nv; v++) {
             if (o->me[v] != PTL_INVALID_HANDLE) {
                 PtlMEUnlink(o->me[v]);
                 o->me[v] = PTL_INVALID_HANDLE;
             }
+            if (o->rts[v] != PTL_INVALID_HANDLE) PtlCTCancelTriggered(o->rts[v]);
+        }
         if (r->err == SL_OK) r->off_keep = o;
         else off_free(o);
         SL_TRACE('e', "coll", "offloaded run", (uint64_t)(uintptr_t)r, NULL);
