@@ -258,7 +258,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (err) return err;
     err = req_start(MREQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, &s,
                     "MPI_Sendrecv");
-    if (err) {
+    if (err) { /* the receive may never be matched now (to itself: never): withdraw it */
+        MPI_Cancel(&r);
         mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Sendrecv");
         return err;
     }
