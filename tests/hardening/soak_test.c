@@ -19,7 +19,7 @@
  * completely, with the status (source, tag, count). Receives are checked in
  * the order they were posted (or, for probes, made): per (source, tag) the
  * messages must come in the order they were sent. VmRSS is sampled after
- * the first 10% of the rounds and at the end, less the test's own receive
+ * the first 10% of the rounds, half-way and at the end, less the test's own receive
  * buffers (grown to the largest message each slot saw). Prints one line of results
  * (rank 0) and fails on any error. */
 #include <math.h>
@@ -187,11 +187,12 @@ int main(int argc, char **argv)
 
     long msgs_recv = 0, cancels = 0, cancel_won = 0, probes = 0;
     double bytes_recv = 0;
-    long rss_warm = -1, rss_end;
+    long rss_warm = -1, rss_mid = -1, rss_end;
     double t0 = MPI_Wtime();
 
     for (long round = 0; round < rounds; round++) {
         if (round == warm) rss_warm = vmrss_kib() - (long)(g_own / 1024);
+        if (round == rounds / 2) rss_mid = vmrss_kib() - (long)(g_own / 1024);
         /* The whole round's schedule; what comes to me, per (src, tag) in order. */
         for (int s = 0; s < size; s++) schedule(round, s, size, &all[s * K]);
         int nin = 0;
@@ -370,18 +371,18 @@ int main(int argc, char **argv)
     double gbytes = 0;
     MPI_Reduce(tot, gtot, 5, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&bytes_recv, &gbytes, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    long rss[2] = {rss_warm, rss_end}, rssmax[2];
-    long growth = rss_end - rss_warm, gmax;
-    MPI_Reduce(rss, rssmax, 2, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&growth, &gmax, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    long rss[3] = {rss_warm, rss_mid, rss_end}, rssmax[3];
+    long growth[2] = {rss_end - rss_warm, rss_end - rss_mid}, gmax[2];
+    MPI_Reduce(rss, rssmax, 3, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(growth, gmax, 2, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         const char *proto = getenv("SLUICE_PROTOCOL");
         printf("soak: %d ranks, protocol %s, %ld rounds, %ld messages, %.3f GB, %ld errors, "
                "%ld cancels (%ld won), %ld probes, %.1f s; VmRSS less the test's receive buffers, "
-               "largest of the ranks: after warm-up %ld KiB, at end %ld KiB, largest growth of "
-               "a rank %ld KiB\n",
+               "largest of the ranks: after warm-up (10%%) %ld KiB, half-way %ld KiB, at end %ld KiB; "
+               "largest growth of a rank from warm-up %ld KiB, from half-way %ld KiB\n",
                size, proto ? proto : "auto", rounds, gtot[0], gbytes / 1e9, gtot[1], gtot[2],
-               gtot[3], gtot[4], dt, rssmax[0], rssmax[1], gmax);
+               gtot[3], gtot[4], dt, rssmax[0], rssmax[1], rssmax[2], gmax[0], gmax[1]);
     }
     int ok = gtot[1] == 0;
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
