@@ -438,8 +438,8 @@ int MPI_Start(MPI_Request *request)
 int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     MPI_CHECK_STATE("MPI_Startall");
-    if (count < 0 || (count && !array_of_requests))
-        return mpi_err(NULL, MPI_ERR_ARG, "MPI_Startall", NULL);
+    if (count < 0) return mpi_err(NULL, MPI_ERR_COUNT, "MPI_Startall", "negative count");
+    if (count && !array_of_requests) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Startall", NULL);
     for (int i = 0; i < count; i++) {
         int err = start_one(&array_of_requests[i], "MPI_Startall");
         if (err != MPI_SUCCESS) return err;

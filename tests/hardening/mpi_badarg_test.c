@@ -209,6 +209,7 @@ int main(int argc, char **argv)
     T(MPI_ERR_COUNT, MPI_Waitall(-1, &req, MPI_STATUSES_IGNORE));
     T(MPI_ERR_COUNT, MPI_Waitany(-1, &req, &n, &st));
     T(MPI_ERR_COUNT, MPI_Testall(-1, &req, &flag, MPI_STATUSES_IGNORE));
+    T(MPI_ERR_COUNT, MPI_Startall(-1, &req));
     T(MPI_ERR_ARG, MPI_Waitall(1, NULL, MPI_STATUSES_IGNORE));
     T(MPI_ERR_ARG, MPI_Test_cancelled(NULL, &flag));
     T(MPI_ERR_ARG, MPI_Get_count(NULL, MPI_INT, &n));
