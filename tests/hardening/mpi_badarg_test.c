@@ -193,6 +193,7 @@ int main(int argc, char **argv)
     T(MPI_ERR_REQUEST, MPI_Start(&req));
     T(MPI_ERR_REQUEST, MPI_Request_free(&req)); /* MPI_REQUEST_NULL */
     T(MPI_ERR_REQUEST, MPI_Cancel(NULL));
+#ifndef BADARG_NO_STALE_REQUESTS /* MPICH asserts on these (-DBADARG_NO_STALE_REQUESTS to compare) */
     {
         MPI_Request r2;
         MPI_Irecv(rbuf, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &r2); /* a stale request afterwards */
@@ -206,6 +207,7 @@ int main(int argc, char **argv)
         MPI_Request arr[2] = {keep, MPI_REQUEST_NULL};
         T(MPI_ERR_REQUEST, MPI_Waitall(2, arr, MPI_STATUSES_IGNORE));
     }
+#endif
     T(MPI_ERR_COUNT, MPI_Waitall(-1, &req, MPI_STATUSES_IGNORE));
     T(MPI_ERR_COUNT, MPI_Waitany(-1, &req, &n, &st));
     T(MPI_ERR_COUNT, MPI_Testall(-1, &req, &flag, MPI_STATUSES_IGNORE));
