@@ -19,7 +19,10 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
     MPI_CHECK_STATE("MPI_Waitall");
-    if (count < 0 || (count && !requests)) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Waitall", NULL);
+    /* an invalid handle is an argument error (MPI_ERR_REQUEST), found
+     * before any request is completed, as in the other array calls */
+    int err = mreq_array_check(count, requests, "MPI_Waitall");
+    if (err) return err;
     int any = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status s;

@@ -265,7 +265,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (err) return err;
     err = req_start(MREQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, &s,
                     "MPI_Sendrecv");
-    if (err) {
+    if (err) { /* the receive may never be matched now (to itself: never): withdraw it */
+        MPI_Cancel(&r);
         mreq_done(&r, MPI_STATUS_IGNORE, true, NULL, "MPI_Sendrecv");
         return err;
     }
@@ -513,8 +514,8 @@ int MPI_Start(MPI_Request *request)
 int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     MPI_CHECK_STATE("MPI_Startall");
-    if (count < 0 || (count && !array_of_requests))
-        return mpi_err(NULL, MPI_ERR_ARG, "MPI_Startall", NULL);
+    if (count < 0) return mpi_err(NULL, MPI_ERR_COUNT, "MPI_Startall", "negative count");
+    if (count && !array_of_requests) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Startall", NULL);
     for (int i = 0; i < count; i++) {
         int err = start_one(&array_of_requests[i], "MPI_Startall");
         if (err != MPI_SUCCESS) return err;

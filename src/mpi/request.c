@@ -240,7 +240,8 @@ int mreq_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const c
 /* Validate an array of requests: every entry null or live. */
 int mreq_array_check(int count, const MPI_Request reqs[], const char *fname)
 {
-    if (count < 0 || (count && !reqs)) return mpi_err(NULL, MPI_ERR_ARG, fname, NULL);
+    if (count < 0) return mpi_err(NULL, MPI_ERR_COUNT, fname, "negative count");
+    if (count && !reqs) return mpi_err(NULL, MPI_ERR_ARG, fname, "requests is NULL");
     for (int i = 0; i < count; i++)
         if (reqs[i] != MPI_REQUEST_NULL && !mh_get(&mreq_table, (uint32_t)reqs[i]))
             return mpi_err(NULL, MPI_ERR_REQUEST, fname, "invalid or freed request in the array");

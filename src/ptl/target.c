@@ -109,6 +109,26 @@ static ptl_entry_t *match_list(tgt_t *t, sl_list_t *list)
     return NULL;
 }
 
+/* A message waits for an entry (PTL_PT_SLUICE_WAIT): locally managed
+ * overflow entries that would take it but for their room left (more than
+ * min_free, less than the message) are unlinked now, as if full. Else the
+ * host, which links a fresh entry when one is unlinked, would never do so,
+ * and the message (and all behind it) would wait forever: a forced-eager
+ * message of several MiB against bounce buffers with 64 KiB min_free, found
+ * by the soak test (tests/hardening/soak_test.c). Entries never used are
+ * kept: a fresh one that is too small would not help. */
+static void retire_too_full(tgt_t *t)
+{
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &t->pt->over) {
+        ptl_entry_t *e = sl_list_entry(pos, ptl_entry_t, link);
+        if (!(e->me.options & PTL_ME_MANAGE_LOCAL) || e->local_offset == 0 ||
+            !ptl_entry_matches(e, t->ni, t->initiator, t->h->match_bits, 0, t->h->remote_offset))
+            continue;
+        ptl_entry_auto_unlink(t->pt, e);
+    }
+}
+
 /* Steps 1-7: find the entry or fail.  Returns false when the message fails. */
 static bool tgt_select(tgt_t *t)
 {
@@ -136,6 +156,7 @@ static bool tgt_select(tgt_t *t)
     ptl_entry_t *e = match_list(t, &t->pt->prio);
     if (!e) e = match_list(t, &t->pt->over);
     if (!e && (t->pt->options & PTL_PT_SLUICE_WAIT)) {
+        retire_too_full(t);
         t->wait = true;
         return false;
     }

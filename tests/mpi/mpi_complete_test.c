@@ -309,13 +309,13 @@ static void bad_arguments(void)
     EXPECT(MPI_Waitsome(2, bogus, &out, idx, MPI_STATUSES_IGNORE) == MPI_ERR_REQUEST);
     EXPECT(MPI_Testsome(2, bogus, &out, idx, MPI_STATUSES_IGNORE) == MPI_ERR_REQUEST);
     EXPECT(MPI_Testany(1, bogus, &indx, NULL, MPI_STATUS_IGNORE) == MPI_ERR_ARG);
-    EXPECT(MPI_Waitany(-1, bogus, &indx, MPI_STATUS_IGNORE) == MPI_ERR_ARG);
+    EXPECT(MPI_Waitany(-1, bogus, &indx, MPI_STATUS_IGNORE) == MPI_ERR_COUNT);
     EXPECT(MPI_Testsome(1, bogus, NULL, idx, MPI_STATUSES_IGNORE) == MPI_ERR_ARG);
     EXPECT(MPI_Sendrecv_replace(idx, 1, MPI_INT, 99, 0, 0, 0, MPI_COMM_WORLD,
                                 MPI_STATUS_IGNORE) == MPI_ERR_RANK);
     MPI_Request r, nul = MPI_REQUEST_NULL;
     EXPECT(MPI_Request_free(&nul) == MPI_ERR_REQUEST);
-    EXPECT(MPI_Startall(-1, bogus) == MPI_ERR_ARG);
+    EXPECT(MPI_Startall(-1, bogus) == MPI_ERR_COUNT);
     EXPECT(MPI_Send_init(idx, 1, MPI_INT, 0, -5, MPI_COMM_WORLD, &r) == MPI_ERR_TAG);
     EXPECT(MPI_Recv_init(idx, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &r) == MPI_ERR_TYPE);
     EXPECT(MPI_Irecv(idx, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r) == MPI_SUCCESS);

@@ -42,6 +42,27 @@ void job_fail(sr_job_t *job, int status, const char *fmt, ...)
     job_teardown(job);
 }
 
+#define JOB_SETTLE_MS 250
+
+void job_fail_soon(sr_job_t *job, int status, const char *fmt, ...)
+{
+    if (job->status_set || job->settle_at_ns) return;
+    job->settle_status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->settle_msg, sizeof job->settle_msg, fmt, ap);
+    va_end(ap);
+    job->settle_at_ns = sl_now_ns() + JOB_SETTLE_MS * 1000000ull;
+}
+
+/* Decide a pending failure (its time came, or no rank is left to wait for). */
+static void job_settle(sr_job_t *job)
+{
+    if (!job->settle_at_ns) return;
+    job->settle_at_ns = 0;
+    job_fail(job, job->settle_status, "%s", job->settle_msg);
+}
+
 static void job_signal_all(sr_job_t *job, int sig)
 {
     for (int i = 0; i < job->n; i++)
@@ -67,7 +88,7 @@ void job_teardown(sr_job_t *job)
  * finalized is judged by how it exits, so the first failure keeps its status. */
 void job_check_barrier(sr_job_t *job)
 {
-    if (job->barrier_count == 0 || job->status_set) return;
+    if (job->barrier_count == 0 || job->status_set || job->settle_at_ns) return;
     for (int i = 0; i < job->n; i++) {
         sr_rank_t *r = &job->ranks[i];
         if (r->in_barrier || !r->reaped) continue;
@@ -88,9 +109,9 @@ static void job_rank_ended(sr_job_t *job, sr_rank_t *r, bool signaled, int code)
         job_fail(job, 128 + code, "rank %d (pid %ld) killed by signal %d (%s)", r->rank,
                  (long)r->pid, code, strsignal(code));
     } else if (code != 0) {
-        job_fail(job, code, "rank %d (pid %ld) exited with status %d", r->rank, (long)r->pid, code);
+        job_fail_soon(job, code, "rank %d (pid %ld) exited with status %d", r->rank, (long)r->pid, code);
     } else if (r->pmi_inited && !r->finalized && job->live > 0) {
-        job_fail(job, 1, "rank %d (pid %ld) exited without calling PMI finalize", r->rank,
+        job_fail_soon(job, 1, "rank %d (pid %ld) exited without calling PMI finalize", r->rank,
                  (long)r->pid);
     }
     job_check_barrier(job);
@@ -153,6 +174,7 @@ static void job_on_signals(sr_job_t *job)
 static void job_on_timers(sr_job_t *job)
 {
     uint64_t now = sl_now_ns();
+    if (job->settle_at_ns && now >= job->settle_at_ns) job_settle(job);
     if (job->deadline_ns && now >= job->deadline_ns) {
         job->deadline_ns = 0;
         job_fail(job, SR_EXIT_TIMEOUT, "the job ran longer than --timeout %g s",
@@ -176,6 +198,7 @@ static int job_poll_timeout_ms(const sr_job_t *job)
 {
     uint64_t next = 0, now = sl_now_ns();
     if (job->deadline_ns) next = job->deadline_ns;
+    if (job->settle_at_ns && (!next || job->settle_at_ns < next)) next = job->settle_at_ns;
     if (job->tearing && !job->killed && (!next || job->kill_at_ns < next)) next = job->kill_at_ns;
     if (!next) return -1;
     if (next <= now) return 0;
@@ -226,9 +249,13 @@ static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
             job_signal_all(job, SIGKILL);
             job->killed = true;
         }
+        /* Ended ranks first: a rank killed by a signal is the cause of what
+         * its peers then say (an abort read in the same wake-up). */
+        if (rc > 0 && pfd[0].revents) job_on_signals(job);
         for (nfds_t i = 1; rc > 0 && i < n; i++) {
             if (!pfd[i].revents) continue;
             sr_rank_t *r = ref[i].rank;
+            if (ref[i].what == 0 && r->pmi_fd < 0) continue; /* closed when it was reaped */
             if (ref[i].what == 0) {
                 if (r->olen && (pfd[i].revents & POLLOUT))
                     pmi_server_on_writable(job, r);
@@ -238,11 +265,10 @@ static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
                 pmi_port_on_accept(job);
             } else if (ref[i].what == 4) {
                 if (ref[i].pending->fd >= 0) pmi_port_on_readable(job, ref[i].pending);
-            } else {
+            } else if (r->out[ref[i].what - 1].fd >= 0) {
                 out_on_readable(&r->out[ref[i].what - 1], r->rank);
             }
         }
-        if (rc > 0 && pfd[0].revents) job_on_signals(job);
         job_on_timers(job);
     }
 }
@@ -500,6 +526,7 @@ int job_run(const sr_opts_t *opts, int sigpipe_rd)
         job.tearing = job.killed = true;
     }
     job_loop(&job, pfd, ref);
+    job_settle(&job); /* every rank ended before the pending failure's time */
     for (int i = 0; i < job.n; i++)
         for (int k = 0; k < 2; k++)
             out_drain_and_close(&job.ranks[i].out[k], i);

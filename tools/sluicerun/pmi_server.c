@@ -193,7 +193,7 @@ static void srv_abort(sr_job_t *job, sr_rank_t *r, const srv_req_t *q)
     }
     int status = (int)(code & 0xff);
     if (code != 0 && status == 0) status = 1; /* never report success for a failing code */
-    job_fail(job, status, "rank %d (pid %ld) called PMI abort with exit code %ld", r->rank,
+    job_fail_soon(job, status, "rank %d (pid %ld) called PMI abort with exit code %ld", r->rank,
              (long)r->pid, code);
 }
 

@@ -91,6 +91,12 @@ typedef struct sr_job {
     bool killed;  /* SIGKILL sent */
     int term_sig; /* the signal that started the teardown (SIGTERM, or forwarded) */
     uint64_t kill_at_ns;
+    /* A failure that may be the consequence of another rank's death (an
+     * abort, a non-zero exit): decided at settle_at_ns unless a rank is
+     * found killed by a signal first (job_fail_soon). 0 = none pending. */
+    uint64_t settle_at_ns;
+    int settle_status;
+    char settle_msg[256];
     uint64_t deadline_ns;  /* --timeout; 0 = none */
     int forwarded_sig;     /* first SIGINT/SIGTERM/SIGHUP received and forwarded */
     int sigpipe_rd;        /* self-pipe: signal numbers as bytes */
@@ -105,6 +111,14 @@ typedef struct sr_job {
 int job_run(const sr_opts_t *opts, int sigpipe_rd);
 /* Decide the job's status (first decision wins), print why, tear down. */
 void job_fail(sr_job_t *job, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same for a failure that may follow from another rank's death: a
+ * rank that aborts or exits non-zero because a peer was killed often does
+ * so before the killed rank is a zombie sluicerun can collect (its memory
+ * is gone before its exit is reported). The decision waits JOB_SETTLE_MS
+ * (or until the last rank ended); a rank found killed by a signal in that
+ * time is reported instead, as the cause. */
+void job_fail_soon(sr_job_t *job, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* SIGTERM to every live rank and the job's process group; SIGKILL after the grace. */
 void job_teardown(sr_job_t *job);

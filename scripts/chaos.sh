@@ -1,0 +1,137 @@
+#!/bin/sh
+# Chaos (issue 26, docs/RELIABILITY.md): RUNS times, start a job of
+# tests/hardening/chaos_prog (floods of every size, rendezvous transfers,
+# blocking and non-blocking collectives) under sluicerun, SIGKILL one random
+# rank (by pid) at a random moment, and check that
+#   - the job ends within 5 s of the kill (else: a hang; the job is then
+#     torn down by this script, by pid),
+#   - with a non-zero exit status,
+#   - sluicerun's message names the killed rank and pid,
+#   - no /dev/shm segment of the job and no temporary file is left.
+# A small share of the kills hit the job while it starts (before every rank
+# reported itself), the rest while it runs.
+# usage: scripts/chaos.sh [RUNS (200)]
+# environment: SLUICERUN, CHAOS_PROG (default: build/bin/sluicerun,
+#   build/tests/chaos_prog), CHAOS_RANKS (4), CHAOS_MAX_DELAY (1.5 s after the
+#   job runs), CHAOS_VERBOSE=1 (print every run).
+# Exit status 0 when every run ended cleanly.
+runs=${1:-200}
+here=$(cd "$(dirname "$0")/.." && pwd)
+run=${SLUICERUN:-$here/build/bin/sluicerun}
+prog=${CHAOS_PROG:-$here/build/tests/chaos_prog}
+nranks=${CHAOS_RANKS:-4}
+maxdelay=${CHAOS_MAX_DELAY:-1.5}
+[ -x "$run" ] || { echo "chaos: no sluicerun at $run" >&2; exit 2; }
+[ -x "$prog" ] || { echo "chaos: no chaos_prog at $prog" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-chaos.XXXXXX") || exit 1
+jobpid=""
+cleanup() {
+    [ -n "$jobpid" ] && kill -KILL "$jobpid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now_ms() { date +%s%3N; }
+# Children of a process (the ranks of the sluicerun we started).
+children() { cat /proc/"$1"/task/*/children 2>/dev/null; }
+# A random number in [0, $1) (awk's rand seeded from /dev/urandom).
+rnd() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%.3f", rand() * m }'; }
+rndint() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%d", int(rand() * m) }'; }
+
+clean=0 hangs=0 leftovers=0 bad=0 longest=0 early=0
+i=0
+while [ $i -lt "$runs" ]; do
+    i=$((i + 1))
+    jt="$tmp/job$i"
+    mkdir "$jt"
+    : >"$tmp/out"
+    # The job's own temporary directory: anything left in it is a leftover.
+    TMPDIR=$jt "$run" -n "$nranks" --bind-to none --timeout 120 "$prog" >"$tmp/out" 2>&1 &
+    jobpid=$!
+    victim=$(rndint "$nranks")
+    mode=run
+    [ "$(rndint 10)" -eq 0 ] && mode=early
+    vpid="" key="" why=""
+    if [ $mode = early ]; then
+        # Kill while the job starts: as soon as the victim exists, after a
+        # random 0-0.2 s. Which child is which rank: the launcher's message
+        # (checked below) says; take the victim-th child in pid order.
+        t=0
+        while :; do
+            set -- $(children "$jobpid" | tr ' ' '\n' | sort -n)
+            [ $# -eq "$nranks" ] && break
+            t=$((t + 1)); [ $t -gt 500 ] && break
+            sleep 0.01
+        done
+        shift "$victim" 2>/dev/null
+        vpid=${1:-}
+        sleep "$(rnd 0.2)"
+    else
+        t=0
+        while [ "$(grep -c '^chaos rank' "$tmp/out")" -lt "$nranks" ]; do
+            t=$((t + 1))
+            if [ $t -gt 600 ] || ! kill -0 "$jobpid" 2>/dev/null; then why="did not start"; break; fi
+            sleep 0.05
+        done
+        vpid=$(sed -n "s/^chaos rank $victim pid \([0-9]*\)$/\1/p" "$tmp/out")
+        [ -z "$why" ] && sleep "$(rnd "$maxdelay")"
+    fi
+    [ -n "$vpid" ] && key=$(tr '\0' '\n' <"/proc/$vpid/environ" 2>/dev/null | sed -n 's/^SLUICE_JOBKEY=//p')
+    if [ -z "$why" ] && [ -n "$vpid" ] && kill -KILL "$vpid" 2>/dev/null; then
+        t0=$(now_ms)
+        if [ -z "$key" ]; then
+            for p in $(children "$jobpid"); do
+                key=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SLUICE_JOBKEY=//p')
+                [ -n "$key" ] && break
+            done
+        fi
+        # Wait up to 5 s for the job to end.
+        while kill -0 "$jobpid" 2>/dev/null && [ $(($(now_ms) - t0)) -lt 5000 ]; do sleep 0.02; done
+        if kill -0 "$jobpid" 2>/dev/null; then
+            hangs=$((hangs + 1)); why="hang: the job did not end within 5 s of the kill"
+            ranks=$(children "$jobpid")
+            kill -TERM "$jobpid" 2>/dev/null
+            sleep 5
+            for p in $ranks; do kill -KILL "$p" 2>/dev/null; done
+            kill -KILL "$jobpid" 2>/dev/null
+        fi
+        wait "$jobpid"; rc=$?
+        dt=$(($(now_ms) - t0))
+        [ -z "$why" ] && [ $dt -gt "$longest" ] && longest=$dt
+    else
+        [ -z "$why" ] && why="no victim pid (rank $victim) or it was gone before the kill"
+        kill -KILL "$jobpid" 2>/dev/null
+        wait "$jobpid"; rc=$?
+    fi
+    jobpid=""
+    [ $mode = early ] && early=$((early + 1))
+    if [ -z "$why" ]; then
+        if [ "$rc" -eq 0 ]; then
+            why="exit status 0"
+        elif ! grep -q "^sluicerun: rank $victim (pid $vpid) killed by signal 9" "$tmp/out" &&
+             ! { [ $mode = early ] && grep -q "^sluicerun: rank [0-9]* (pid $vpid) killed by signal 9" "$tmp/out"; }; then
+            why="sluicerun did not name the killed rank $victim (pid $vpid)"
+        fi
+    fi
+    left=""
+    [ -n "$key" ] && left=$(ls /dev/shm 2>/dev/null | grep -- "sluice-$key-")
+    [ -n "$(ls -A "$jt")" ] && left="$left $(ls -A "$jt")"
+    if [ -n "$(echo $left)" ]; then
+        leftovers=$((leftovers + 1))
+        why="${why:+$why; }left behind: $(echo $left)"
+        [ -n "$key" ] && for f in /dev/shm/sluice-"$key"-*; do [ -e "$f" ] && rm -f "$f"; done
+    fi
+    rm -rf "$jt"
+    if [ -z "$why" ]; then
+        clean=$((clean + 1))
+        [ "${CHAOS_VERBOSE:-0}" = 1 ] && echo "run $i: $mode kill of rank $victim, exit $rc, ended in ${dt} ms, job key ${key:-unknown}"
+    else
+        bad=$((bad + 1))
+        echo "run $i: $mode kill of rank $victim (pid $vpid): $why (exit $rc)"
+        sed 's/^/    /' "$tmp/out" | grep -v '^    chaos rank' | head -20
+    fi
+done
+echo "chaos: $runs runs ($early while starting), $clean clean ends, longest kill-to-end ${longest} ms, $hangs hangs, $leftovers with leftovers, $bad failed"
+[ $bad -eq 0 ]
