@@ -9,6 +9,7 @@ set -u
 run=$1 prog=$2 check=$3 rndv=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 SLUICE_TRACE=$tmp/t.json SLUICE_COLL_EXECUTOR=offload SLUICE_MAILBOX_SLOTS=28 \
     "$run" -n 3 --timeout 100 --bind-to none "$prog" quick >/dev/null || exit 1
 ls "$tmp"/t.json.* 2>/dev/null && { echo "per-rank files left behind"; exit 1; }
