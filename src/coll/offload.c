@@ -66,7 +66,7 @@ typedef struct coll_off {
     ptl_handle_md_t *md;     /* sends */
     ptl_handle_me_t *me;     /* reduce and Fig. 6 RTS entries (persistent: unlinked at the end) */
     uint32_t *thr;
-    uint32_t *id;            /* send/recv: tag << OCC_BITS | occurrence */
+    uint32_t *id;            /* send/recv: tag, epoch and occurrence (the ID_ layout) */
     ptl_me_t *tme;           /* Fig. 6: entries appended by triggers (read when they fire) */
     ptl_handle_me_t *tmh;    /* ... and their handles */
     ptl_handle_ct_t *rts;    /* Fig. 6 receives: RTS arrivals + enabled */
@@ -116,10 +116,10 @@ int coll_exec_setting(void)
  * whether the progress thread runs (one decision per host).  auto offloads
  * a non-blocking or persistent call without a reduction when no progress
  * thread moves it otherwise: measured on 2 ranks with the thread, the
- * offload executor's small messages take 2-3 us against 0.6-1 (two engine
- * hops and a ready notice where the host executor writes into the peer's
- * ring), and reductions go in 512-byte atomics (256 KiB Iallreduce 560-660
- * us against 76-82); docs/COLL.md. */
+ * offload executor overlaps nothing (its engine work shares the computing
+ * cores) where the host executor overlaps small broadcasts, and reductions
+ * go in 512-byte atomics (256 KiB Iallreduce 560-660 us against 76-82);
+ * docs/OFFLOAD.md. */
 bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async)
 {
     int m = s->exec == COLL_EXEC_HOST      ? EXEC_HOST
@@ -206,8 +206,8 @@ static coll_off_t *off_new(uint32_t nv)
 
 /* Message ids: tag and occurrence among this rank's messages of that
  * direction, peer and tag, in vertex order (the peer numbers its side the
- * same way).  A small open-addressing table; SL_ERR_INVALID past 2^15
- * occurrences. */
+ * same way); the epoch bit is left clear.  A small open-addressing table;
+ * SL_ERR_INVALID past 2^OCC_BITS occurrences. */
 static sl_status_t number_messages(const coll_sched_t *s, coll_off_t *o)
 {
     uint32_t cap = 16;
@@ -233,12 +233,20 @@ static sl_status_t number_messages(const coll_sched_t *s, coll_off_t *o)
 #define ME_QUIET (PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_UNLINK_DISABLE | \
                   PTL_ME_EVENT_OVER_DISABLE)
 
+/* An entry of the offload portal: only from `from`, exactly `bits`, no
+ * full events (opts adds counting and use-once) */
+static ptl_me_t make_me(ptl_process_t from, void *start, ptl_size_t len, ptl_match_bits_t bits,
+                        unsigned opts, ptl_handle_ct_t ct)
+{
+    return (ptl_me_t){.start = start, .length = len, .ct_handle = ct, .uid = PTL_UID_ANY,
+                      .options = ME_QUIET | opts, .match_id = from, .match_bits = bits,
+                      .ignore_bits = 0};
+}
+
 static int me_append(ptl_process_t from, void *start, ptl_size_t len, ptl_match_bits_t bits,
                      unsigned opts, ptl_handle_ct_t ct, void *user, ptl_handle_me_t *h)
 {
-    ptl_me_t me = {.start = start, .length = len, .ct_handle = ct, .uid = PTL_UID_ANY,
-                   .options = ME_QUIET | opts, .match_id = from, .match_bits = bits,
-                   .ignore_bits = 0};
+    ptl_me_t me = make_me(from, start, len, bits, opts, ct);
     ptl_handle_me_t tmp;
     return PtlMEAppend(O.nic.ni, O.nic.pt, &me, PTL_PRIORITY_LIST, user, h ? h : &tmp);
 }
@@ -252,16 +260,12 @@ static size_t atom_piece(const coll_op_t *op)
 
 #define ONCE_CT (PTL_ME_USE_ONCE | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE)
 
-/* A use-once entry counting on ct, to be appended by a trigger */
-static ptl_me_t once_me(ptl_process_t from, void *start, ptl_size_t len, ptl_match_bits_t bits,
-                        ptl_handle_ct_t ct)
+/* A vertex whose only object is its counter (dct = ct, thr = ndeps) */
+static inline bool counter_only(const coll_vertex_t *x)
 {
-    return (ptl_me_t){.start = start, .length = len, .ct_handle = ct, .uid = PTL_UID_ANY,
-                      .options = ME_QUIET | ONCE_CT, .match_id = from, .match_bits = bits,
-                      .ignore_bits = 0};
+    return x->kind == CV_NOP || (x->kind == CV_REDUCE && x->len == 0);
 }
 
-/* Step 1: counters, entries and descriptors (nothing leaves the rank). */
 /* Step 0, once per set of objects (reused by later starts of the run):
  * counters, descriptors, shadow buffers, thresholds. */
 static int alloc_vertex(coll_run_t *r, coll_off_t *o, uint32_t v)
@@ -269,7 +273,7 @@ static int alloc_vertex(coll_run_t *r, coll_off_t *o, uint32_t v)
     const coll_vertex_t *x = &r->s->v[v];
     int rc = PtlCTAlloc(O.nic.ni, &o->ct[v]);
     if (rc != PTL_OK) return rc;
-    if (x->kind == CV_NOP || (x->kind == CV_REDUCE && x->len == 0)) {
+    if (counter_only(x)) {
         o->dct[v] = o->ct[v];
         o->thr[v] = x->ndeps;
         return PTL_OK;
@@ -300,12 +304,12 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     const coll_vertex_t *x = &r->s->v[v];
     ptl_process_t peer = {.rank = (ptl_rank_t)x->peer}, self = {.rank = (ptl_rank_t)O.nic.rank};
     int rc;
-    if (x->kind == CV_NOP || (x->kind == CV_REDUCE && x->len == 0)) return PTL_OK;
+    if (counter_only(x)) return PTL_OK;
     ptl_match_bits_t own = MB_SELF | mbits(r->ctx, seq, v);
     switch (x->kind) {
     case CV_SEND: {
         if (O.append) { /* Fig. 6: the RTR entry is appended when the send is enabled */
-            o->tme[v] = once_me(peer, NULL, 0, mbits(r->ctx, seq, o->id[v] | ID_RTR), o->ct[v]);
+            o->tme[v] = make_me(peer, NULL, 0, mbits(r->ctx, seq, o->id[v] | ID_RTR), ONCE_CT, o->ct[v]);
             return PTL_OK;
         }
         /* the receiver's ready notice, perhaps already waiting */
@@ -329,7 +333,7 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
             return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
         }
         if (O.append) { /* the data entry too, when the receive is enabled */
-            o->tme[v] = once_me(peer, vaddr(r, x->a), x->len, bits, o->dct[v]);
+            o->tme[v] = make_me(peer, vaddr(r, x->a), x->len, bits, ONCE_CT, o->dct[v]);
             return PTL_OK;
         }
         return me_append(peer, vaddr(r, x->a), x->len, bits, ONCE_CT, o->dct[v], NULL, NULL);
@@ -459,7 +463,8 @@ static void off_done_hook(void *user_ptr, int fail)
 }
 
 /* The objects of a start: made once, then reset (every counter back to
- * 0: all of a completed start's triggered operations have fired). */
+ * 0: a completed start's triggered operations have all fired, or were
+ * cancelled at its completion). */
 static int prepare(coll_run_t *r, coll_off_t *o)
 {
     int rc = PTL_OK;

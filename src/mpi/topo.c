@@ -321,6 +321,19 @@ static void cart_shift(const mtopo_t *t, int rank, int direction, int disp, int 
     }
 }
 
+/* The points of a grid of ndims dims[] (each at least 1, MPI_ERR_DIMS),
+ * no more than c has processes (MPI_ERR_ARG): Cart_create and Cart_map. */
+static int grid_points(mcomm_t *c, int ndims, const int dims[], const char *fn, long long *n)
+{
+    *n = 1;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] <= 0) return mpi_err(c, MPI_ERR_DIMS, fn, "a dimension is not positive");
+        if ((*n *= dims[i]) > c->size)
+            return mpi_err(c, MPI_ERR_ARG, fn, "more grid points than processes");
+    }
+    return MPI_SUCCESS;
+}
+
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *comm_cart)
 {
@@ -334,12 +347,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     if (ndims < 0) return mpi_err(p, MPI_ERR_ARG, fn, "negative ndims");
     if (ndims > 0 && (!dims || !periods))
         return mpi_err(p, MPI_ERR_ARG, fn, "dims or periods is NULL");
-    long long n = 1;
-    for (int i = 0; i < ndims; i++) {
-        if (dims[i] <= 0) return mpi_err(p, MPI_ERR_DIMS, fn, "a dimension is not positive");
-        if ((n *= dims[i]) > p->size)
-            return mpi_err(p, MPI_ERR_ARG, fn, "more grid points than processes");
-    }
+    long long n;
+    if ((err = grid_points(p, ndims, dims, fn, &n))) return err;
     mtopo_t *t = NULL;
     if (p->rank < n && (t = topo_new(MPI_CART, 2 * (size_t)ndims))) {
         t->ndims = ndims;
@@ -958,13 +967,9 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Cart_map", NULL);
     if (ndims < 0 || (ndims > 0 && !dims) || !newrank)
         return mpi_err(c, MPI_ERR_ARG, "MPI_Cart_map", NULL);
-    long n = 1;
-    for (int i = 0; i < ndims; i++) {
-        if (dims[i] <= 0) return mpi_err(c, MPI_ERR_DIMS, "MPI_Cart_map", "a dimension below 1");
-        n *= dims[i];
-        if (n > c->size)
-            return mpi_err(c, MPI_ERR_ARG, "MPI_Cart_map", "grid larger than the communicator");
-    }
+    long long n;
+    int err = grid_points(c, ndims, dims, "MPI_Cart_map", &n);
+    if (err) return err;
     *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
