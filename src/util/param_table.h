@@ -14,7 +14,13 @@
       "job's shared memory. Without it rank 0 makes one and shares it over PMI")            \
     X(MAILBOX_SLOTS, "SLUICE_MAILBOX_SLOTS", INT, "0", 0, 16777216,                         \
       "64-byte slots in each rank's mailbox ring (data + credit region); 0 = automatic: "   \
-      "(256 + credit slots) per peer, at least 4096 (256 KiB)")                             \
+      "static flow control (256 + credit slots) per peer, dynamic 2 x credit slots per "    \
+      "peer + 16384; at least 32768 (2 MiB) either way")                                    \
+    X(FLOWCTL, "SLUICE_FLOWCTL", STR, "static", 0, 0,                                       \
+      "mailbox credit flow control (paper 001): static (an equal share of the data region " \
+      "per sender) or dynamic (credit slots per sender, the rest handed to the senders "    \
+      "that are active: activity lists, credit stealing, compulsory return). Every rank "   \
+      "must agree")                                                                         \
     X(CREDIT_SLOTS, "SLUICE_CREDIT_SLOTS", INT, "2", 1, 64,                                 \
       "credit-region slots per peer (paper 001 'credit slots'); sets the credit return "    \
       "threshold by Eq. 1")                                                                 \

@@ -175,6 +175,33 @@ static void monitoring_point(dfc_t *d, int s)
     steal(d, s);
 }
 
+/* ---- the static reserve ---------------------------------------------------- */
+
+/* Slots kept back so that every sender can always be brought back up to
+ * its static slots (deficit = cs - cc when positive).  A grant beyond a
+ * sender's own deficit may use only the free slots, those not reserved.
+ * So a sender never depends on a third party to get credits again: with
+ * the paper's single available-slots counter, a sender whose credits were
+ * all retrieved could find every slot granted to idle senders and wait
+ * until one of them answered a compulsory request, which a rank busy
+ * elsewhere does not do (32 ranks hung that way; docs/WIRE.md). */
+static uint32_t deficit(const dfc_t *d, uint32_t cc)
+{
+    return cc < d->cs ? d->cs - cc : 0;
+}
+
+static void set_cc(dfc_t *d, int s, uint32_t cc)
+{
+    d->reserve = d->reserve - deficit(d, d->s[s].cc) + deficit(d, cc);
+    d->s[s].cc = cc;
+}
+
+/* Most that may be granted to s now. */
+static uint32_t room(const dfc_t *d, int s)
+{
+    return deficit(d, d->s[s].cc) + (d->avail - d->reserve);
+}
+
 /* ---- threshold crossings (§6.5.2) -------------------------------------- */
 
 static void defer(dfc_t *d, int s)
@@ -210,7 +237,7 @@ static void pop_push(dfc_t *d, int s, uint32_t c)
     e->rp -= f[e->thr_head];
     f[e->thr_head] = c;
     e->thr_head = (e->thr_head + 1) % (d->cs + 1);
-    e->cc += c;
+    set_cc(d, s, e->cc + c);
     d->avail -= c;
     d->stats.crossings++;
     d->ops.grant(d->ops.arg, s, c);
@@ -224,13 +251,14 @@ static bool cross(dfc_t *d, int s)
     while (e->rp >= fifo(d, s)[e->thr_head]) {
         if (e->blocked) {
             /* blocked flow: one credit, only to a sender left below its
-             * static slots (it may need it to send its response) */
+             * static slots (it may need it to send its response); the
+             * reserve always has it */
             if (e->cc >= d->cs) return true;
-            if (d->avail == 0) return false;
             pop_push(d, s, 1);
             continue;
         }
-        if (d->avail == 0) {
+        uint32_t r = room(d, s);
+        if (r == 0) {
             force_return(d, s);
             return false;
         }
@@ -239,7 +267,7 @@ static bool cross(dfc_t *d, int s)
             monitoring_point(d, s);
         }
         uint32_t t = e->iq / (d->cs + 1) + 1; /* Eq. 1 on the intended quota */
-        pop_push(d, s, t < d->avail ? t : d->avail);
+        pop_push(d, s, t < r ? t : r);
     }
     return true;
 }
@@ -250,7 +278,7 @@ static void run_deferred(dfc_t *d)
     int kept = 0;
     for (int i = 0; i < d->defer_len; i++) {
         int s = d->defer_q[i];
-        if (d->avail > 0 && cross(d, s)) d->s[s].deferred = false;
+        if (room(d, s) > 0 && cross(d, s)) d->s[s].deferred = false;
         else d->defer_q[kept++] = s;
     }
     d->defer_len = kept;
@@ -263,7 +291,7 @@ static void run_deferred(dfc_t *d)
 static void take_back(dfc_t *d, int s, uint32_t x)
 {
     dfc_sender_t *e = &d->s[s];
-    e->cc -= x;
+    set_cc(d, s, e->cc - x);
     d->avail += x;
     uint32_t *f = fifo(d, s), n = d->cs + 1;
     for (uint32_t i = 0; i < n && x; i++) {
@@ -285,7 +313,7 @@ int dfc_retrieved(dfc_t *d, int s, uint32_t k, bool is_resp, uint32_t resp_credi
     dfc_sender_t *e = &d->s[s];
     /* slot management (§6.5.1) */
     if (k > e->cc) return -1;
-    e->cc -= k;
+    set_cc(d, s, e->cc - k);
     e->rp += k;
     d->avail += k;
     if (is_resp) {
@@ -334,6 +362,8 @@ int dfc_check(const dfc_t *d, char *why, size_t len)
     if (cc + d->avail != d->total)
         DFC_FAIL("current credits %llu + available %u != data region %u", (unsigned long long)cc,
                  d->avail, d->total);
+    if (d->avail < d->reserve)
+        DFC_FAIL("available %u below the reserve %u for static slots", d->avail, d->reserve);
     if (iq > d->total)
         DFC_FAIL("intended quotas sum to %llu > data region %u", (unsigned long long)iq, d->total);
     for (int l = 0; l < 4; l++)

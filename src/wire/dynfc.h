@@ -19,6 +19,9 @@
  * region from overflowing and every threshold reachable, checked by
  * dfc_check():  cc + rp == sum(thresholds) - 1  for every sender.
  *
+ * One addition: a reserve that lets every sender get back to its static
+ * slots whatever the others hold, so no sender ever waits on a third party.
+ *
  * Not thread-safe: one thread (the mailbox's drainer) calls everything. */
 #ifndef SL_WIRE_DYNFC_H
 #define SL_WIRE_DYNFC_H
@@ -61,6 +64,7 @@ typedef struct dfc {
     uint32_t cs;          /* credit slots = static slots per sender */
     uint32_t total;       /* data region: static + dynamic */
     uint32_t avail;       /* available slots counter */
+    uint32_t reserve;     /* of those, kept to bring senders back to their static slots */
     uint32_t base;        /* list rotation: level L lives in physical list (base + L) % 3 */
     int head[4], tail[4]; /* physical lists 0..2 and the null list */
     dfc_sender_t *s;      /* [n] */

@@ -128,6 +128,7 @@ sl_status_t shm_create(wire_t *w)
     h->stage_chans = (uint32_t)chans;
     h->stage_chunk = (uint32_t)chunk;
     h->fb_cells = w->fb_cells;
+    h->dynamic = w->layout.dynamic;
     h->ring_off = ring_off;
     h->fb_off = fb_off;
     h->stage_off = stage_off;
@@ -160,6 +161,12 @@ sl_status_t shm_check_peer_header(const wire_t *w, const char *jobkey, int r, co
         sl_log_error("wire: rank %d runs with SLUICE_MAILBOX_SLOTS=%u SLUICE_CREDIT_SLOTS=%u, "
                      "this rank with %u and %u: every rank must use the same settings",
                      r, h->slots, h->credit_slots, w->layout.slots, w->layout.credit_slots);
+        return SL_ERR_CONFIG;
+    }
+    if (h->dynamic != (uint32_t)w->layout.dynamic) {
+        sl_log_error("wire: rank %d runs with SLUICE_FLOWCTL=%s, this rank with %s: every rank "
+                     "must use the same settings", r, h->dynamic ? "dynamic" : "static",
+                     w->layout.dynamic ? "dynamic" : "static");
         return SL_ERR_CONFIG;
     }
     if (h->fb_cells != w->fb_cells) {
@@ -223,7 +230,7 @@ static sl_status_t shm_attach_one(wire_t *w, int r)
     shm_peer_bind(p, map);
     shm_populate(map, p->hdr->ring_off, (size_t)w->layout.slots * SHM_SLOT); /* we write there */
     p->pid = (pid_t)p->hdr->pid;
-    p->credits = w->layout.quota;
+    p->credits = w->layout.quota; /* dynamic: the static slots (wire_config) */
     p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
     return SL_OK;
 }
@@ -441,13 +448,17 @@ static uint32_t shm_take_one(wire_t *w)
         WIRE_STAT_OWN(&w->stats, piggy_pkts_rx, 1);
         credits += c;
     }
+    uint32_t value = 0; /* a credit or control packet's payload */
+    bool own = type == WIRE_T_CREDIT || type == WIRE_T_CREQ || type == WIRE_T_CRESP;
+    if (own) {
+        if (len != sizeof value || (type != WIRE_T_CREDIT && !w->layout.dynamic))
+            shm_corrupt(w, ph);
+        memcpy(&value, data, sizeof value);
+    }
     if (type == WIRE_T_CREDIT) {
-        uint32_t c;
-        if (len != sizeof c) shm_corrupt(w, ph);
-        memcpy(&c, data, sizeof c);
         WIRE_STAT_OWN(&w->stats, credit_pkts_rx, 1);
-        credits += c;
-    } else {
+        credits += value;
+    } else if (!own) {
         WIRE_STAT_OWN(&w->stats, pkts_rx, 1);
         WIRE_STAT_OWN(&w->stats, bytes_rx, len);
         bool user = type <= WIRE_TYPE_USER_MAX;
@@ -474,15 +485,7 @@ static uint32_t shm_take_one(wire_t *w)
      * (both ranks then waited for each other, bidirectional 4 KiB windows:
      * docs/WIRE.md, "Credits are spent after the slot is freed"). */
     if (credits) wire_credits_arrived(w, src, credits);
-    if (type != WIRE_T_CREDIT) {
-        uint32_t c = fc_rx_retrieved(&w->peers[src].rx_pending, k, w->layout.threshold);
-        if (c) {
-            struct iovec iov = {&c, sizeof c};
-            shm_put_pkt(w, src, WIRE_T_CREDIT, PF_FIRST | PF_LAST, 0, false, &iov, 1, 0, sizeof c);
-            WIRE_STAT_OWN(&w->stats, credit_pkts_tx, 1);
-            WIRE_STAT_OWN(&w->stats, credits_returned, c);
-        }
-    }
+    fc_wire_retrieved(w, src, type, k, value);
     return k;
 }
 
@@ -490,6 +493,7 @@ int shm_drain(wire_t *w, int budget)
 {
     int n = 0;
     while (n < budget && shm_take_one(w) > 0) n++;
+    if (w->n_owed) fc_wire_flush_owed(w);
     return n;
 }
 

@@ -13,6 +13,10 @@ WIRE_STAT_FIELD_(credits_returned) /* credits carried by explicit credit packets
 WIRE_STAT_FIELD_(piggy_pkts_tx)    /* data packets that carried credits */
 WIRE_STAT_FIELD_(piggy_credits_tx) /* credits returned that way */
 WIRE_STAT_FIELD_(piggy_pkts_rx)
+WIRE_STAT_FIELD_(fc_requests_tx)   /* dynamic: compulsory credit return requests sent */
+WIRE_STAT_FIELD_(fc_responses_tx)  /* dynamic: responses to them sent */
+WIRE_STAT_FIELD_(fc_credits_given_back) /* dynamic: credits those responses returned */
+WIRE_STAT_FIELD_(fc_steals)        /* dynamic: Eq. 6 steals done as a receiver */
 WIRE_STAT_FIELD_(stalled_msgs)     /* messages parked for lack of credits */
 WIRE_STAT_FIELD_(stalled_pkts)     /* packets sent later from a parked message */
 WIRE_STAT_FIELD_(wakeups_tx)       /* futex wakes issued to sleeping peers */

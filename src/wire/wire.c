@@ -37,6 +37,28 @@ typedef struct self_msg {
  * the heap. */
 #define WIRE_AUTO_MIN_SLOTS 32768
 
+/* SLUICE_FLOWCTL: 0 static, 1 dynamic, -1 not a valid name. */
+static int wire_flowctl(void)
+{
+    const char *v = sl_param_str(SL_PARAM_FLOWCTL);
+    if (!strcmp(v, "static")) return 0;
+    if (!strcmp(v, "dynamic")) return 1;
+    sl_log_error("wire: SLUICE_FLOWCTL=%s: use static or dynamic", v);
+    return -1;
+}
+
+/* The automatic mailbox.  Static: a share of 256 slots per sender.
+ * Dynamic: the credit and static regions (credit slots per sender each)
+ * plus a dynamic region of 16,384 slots that active senders share, so the
+ * mailbox stays at 2 MiB up to about 4,000 ranks. */
+static long wire_auto_slots(uint32_t senders, long cslots, bool dynamic)
+{
+    if (!senders) return 64;
+    long slots = dynamic ? 2 * (long)senders * cslots + WIRE_AUTO_MIN_SLOTS / 2
+                         : (long)senders * (256 + cslots);
+    return slots < WIRE_AUTO_MIN_SLOTS ? WIRE_AUTO_MIN_SLOTS : slots;
+}
+
 static sl_status_t wire_config(wire_t *w)
 {
     long slots, cslots, pkt, spin, piggy, check, yield, fb;
@@ -45,22 +67,24 @@ static sl_status_t wire_config(wire_t *w)
         sl_param_int(SL_PARAM_SPIN_US, &spin) || sl_param_int(SL_PARAM_PIGGYBACK, &piggy) ||
         sl_param_int(SL_PARAM_WIRE_CHECK, &check) || sl_param_int(SL_PARAM_YIELD, &yield))
         return SL_ERR_CONFIG;
+    int dynamic = wire_flowctl();
+    if (dynamic < 0) return SL_ERR_CONFIG;
     uint32_t senders = (uint32_t)w->size - 1;
-    if (slots == 0) { /* automatic */
-        slots = senders ? (long)senders * (256 + cslots) : 64;
-        if (senders && slots < WIRE_AUTO_MIN_SLOTS) slots = WIRE_AUTO_MIN_SLOTS;
-    }
+    if (slots == 0) slots = wire_auto_slots(senders, cslots, dynamic);
     fc_layout_t fl;
     char why[256];
     if (fc_layout_make((uint32_t)slots, senders, (uint32_t)cslots, &fl, why, sizeof why)) {
         sl_log_error("wire: %s", why);
         return SL_ERR_CONFIG;
     }
-    uint32_t max_slots = fc_max_pkt_slots(fl.quota, fl.threshold);
+    /* Static: Eq. 3 bounds a packet.  Dynamic: packets are cut to the
+     * credits a sender holds (wire_send_frags), so any size is safe. */
+    uint32_t max_slots = dynamic ? (uint32_t)pkt : fc_max_pkt_slots(fl.quota, fl.threshold);
     uint32_t pkt_slots = (uint32_t)pkt < max_slots ? (uint32_t)pkt : max_slots;
     w->layout = (wire_layout_t){
         .slots = fl.slots, .data_slots = fl.data_slots, .credit_slots = fl.credit_slots,
-        .quota = fl.quota, .threshold = fl.threshold, .pkt_slots = pkt_slots,
+        .quota = dynamic ? fl.credit_slots : fl.quota, .threshold = fl.threshold,
+        .pkt_slots = pkt_slots, .dynamic = dynamic,
         .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR};
     w->fb_cells = (uint32_t)fb;
     w->spin_ns = spin * 1000;
@@ -115,6 +139,7 @@ static void wire_free(wire_t *w)
     sl_list_for_each_safe(pos, tmp, &w->self_q) free(sl_list_entry(pos, self_msg_t, link));
     pthread_mutex_destroy(&w->self_lock);
     pthread_mutex_destroy(&w->stage_lock);
+    fc_wire_fini(w);
     free(w->scratch);
     free(w->peers);
     free(w);
@@ -128,7 +153,7 @@ sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out)
     sl_status_t st = wire_config(w);
     if (st != SL_OK) goto free_wire;
     w->scratch = malloc(w->layout.pkt_payload);
-    if (!w->scratch) {
+    if (!w->scratch || (st = fc_wire_init(w)) != SL_OK) {
         st = SL_ERR_NOMEM;
         goto free_wire;
     }
@@ -233,6 +258,12 @@ static bool wire_send_frags(wire_t *w, int dst, uint8_t type, uint16_t msg,
     while (*off < len || (len == 0 && *off == 0)) {
         size_t n = len - *off < w->layout.pkt_payload ? len - *off : w->layout.pkt_payload;
         uint32_t k = shm_pkt_slots(n);
+        if (p->credits < k && w->layout.dynamic && p->credits > 0 && n > 0) {
+            /* dynamic: a sender may hold only its static slots; it sends
+             * what they carry, so the receiver sees it active (§6.4) */
+            k = p->credits;
+            n = (size_t)k * SHM_SLOT - SHM_PKT_HDR;
+        }
         if (p->credits < k) return false;
         p->credits -= k;
         uint8_t flags = (*off == 0 ? PF_FIRST : 0) | (*off + n == len ? PF_LAST : 0);
@@ -285,12 +316,53 @@ void wire_credits_arrived(wire_t *w, int peer, uint32_t credits)
     /* Cannot happen with a correct peer: it returns only slots we filled.
      * More would let us overrun its ring, so the job ends (in 64 bits: a
      * hostile count must not wrap round to a plausible one). */
-    if ((uint64_t)p->credits + credits > w->layout.quota)
-        wire_die(w, 70, "wire: rank %d returned %u credits, %u more than its quota of %u allows",
-                 peer, credits, (unsigned)((uint64_t)p->credits + credits - w->layout.quota),
-                 w->layout.quota);
+    uint32_t most = w->layout.dynamic ? w->layout.data_slots : w->layout.quota;
+    if ((uint64_t)p->credits + credits > most)
+        wire_die(w, 70, "wire: rank %d returned %u credits, %u more than its %s of %u allows",
+                 peer, credits, (unsigned)((uint64_t)p->credits + credits - most),
+                 w->layout.dynamic ? "data region" : "quota", most);
     p->credits += credits;
     wire_drain_pending(w, peer);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Park a compulsory request or response ahead of the data waiting for the
+ * same peer (paper 001 §6.1), behind only a message already partly sent,
+ * whose fragments must stay together, and older control packets. */
+static void park_control(wire_t *w, wire_peer_t *p, wire_pend_t *pm)
+{
+    sl_list_t *pos = p->pending.next;
+    while (pos != &p->pending) {
+        wire_pend_t *q = sl_list_entry(pos, wire_pend_t, link);
+        if (!q->control && q->off == 0) break;
+        pos = pos->next;
+    }
+    sl_list_insert_between_(&pm->link, pos->prev, pos);
+    atomic_fetch_add(&w->parked, 1);
+}
+
+void wire_send_control(wire_t *w, int dst, uint8_t type, uint32_t value)
+{
+    wire_peer_t *p = &w->peers[dst];
+    pthread_mutex_lock(&p->lock);
+    if (atomic_load(&p->dead)) {
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
+    if (sl_list_empty(&p->pending) && p->credits >= 1) {
+        struct iovec iov = {&value, sizeof value};
+        size_t off = 0;
+        wire_send_frags(w, dst, type, 0, &iov, 1, sizeof value, &off, false, false);
+    } else {
+        wire_pend_t *pm = malloc(sizeof *pm + sizeof value);
+        /* the peer waits for this answer: losing it would stall the pair */
+        if (!pm) wire_die(w, 71, "wire: out of memory parking a flow-control packet");
+        *pm = (wire_pend_t){.type = type, .control = true, .len = sizeof value};
+        memcpy(pm->data, &value, sizeof value);
+        park_control(w, p, pm);
+        wire_drain_pending(w, dst);
+        shm_wake(w, p->hdr); /* its drain returns the credits this waits for */
+    }
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -377,6 +449,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
             st = SL_ERR_NOMEM;
         } else {
             pm->type = type;
+            pm->control = false;
             pm->msg = msg;
             pm->len = len;
             pm->off = 0;

@@ -61,7 +61,9 @@ typedef struct wire_layout {
     uint32_t slots;         /* ring slots (data + credit region) */
     uint32_t data_slots;    /* data region */
     uint32_t credit_slots;  /* credit-region slots per peer */
-    uint32_t quota;         /* data credits per sender (slots) */
+    uint32_t quota;         /* static: data credits per sender (slots); dynamic: the
+                               credits a sender starts with (its static slots) */
+    bool dynamic;           /* SLUICE_FLOWCTL=dynamic (paper 001 §6) */
     uint32_t threshold;     /* credit return threshold, Eq. 1 */
     uint32_t pkt_slots;     /* largest packet, in slots */
     size_t pkt_payload;     /* largest packet payload, bytes */

@@ -6,19 +6,22 @@
 #include "util/list.h"
 #include "util/sys.h"
 #include "wire/credit.h"
+#include "wire/dynfc.h"
 #include "wire/wire.h"
 
 #include <pthread.h>
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 6u
+#define SHM_VERSION 7u
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
 #define SHM_PIGGY_BYTES 2u
 
-/* Packet types the wire uses itself (above WIRE_TYPE_USER_MAX). */
-enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1 };
+/* Packet types the wire uses itself (above WIRE_TYPE_USER_MAX).  CREQ and
+ * CRESP are dynamic flow control's compulsory credit return request and
+ * response (paper 001 §6.1): unlike credit packets they consume credits. */
+enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1, WIRE_T_CREQ = 0xf2, WIRE_T_CRESP = 0xf3 };
 /* Packet flags. */
 enum { PF_FIRST = 1, PF_LAST = 2, PF_PIGGY = 4 };
 
@@ -66,6 +69,7 @@ typedef struct shm_hdr {
     uint32_t slots, credit_slots, quota, pkt_slots;
     uint32_t stage_chans, stage_chunk;
     uint32_t fb_cells;        /* fastbox cells per sender (0: no fastboxes) */
+    uint32_t dynamic;         /* flow control: 0 static, 1 dynamic */
     /* Non-zero once the owner has begun wire_fini: when its process ends
      * after that, it left the job; any other end is a death. */
     _Atomic uint32_t leaving;
@@ -139,6 +143,7 @@ typedef struct wire_stats_atomic {
 typedef struct wire_pend {
     sl_list_t link;
     uint8_t type;
+    bool control; /* a compulsory request or response: goes before data (§6.1) */
     uint16_t msg; /* its message number (fastbox.c) */
     size_t len, off;
     char data[];
@@ -148,7 +153,10 @@ typedef struct wire_peer {
     pthread_mutex_t lock;   /* credits and pending, sender side */
     uint32_t credits;       /* data slots we may still fill in its mailbox */
     sl_list_t pending;      /* wire_pend_t, FIFO */
-    _Atomic uint32_t rx_pending; /* its slots we retrieved, credits not returned yet */
+    /* Credits we owe it.  Static: its slots we retrieved, not returned yet
+     * (Eq. 1 decides when).  Dynamic: credits granted at threshold
+     * crossings (dynfc.c), not sent yet.  Piggybacking takes from it. */
+    _Atomic uint32_t rx_pending;
     shm_hdr_t *hdr;         /* its segment, mapped */
     /* Its geometry, read once at attach after shm_check_peer_header checked it:
      * the header stays writable by the peer, so these are never re-read
@@ -224,6 +232,13 @@ struct wire {
     pthread_mutex_t heap_lock;  /* our shared heap's allocator */
     struct heap_ext *heap_free, *heap_used;
 
+    /* Dynamic flow control (layout.dynamic), the drainer's: the receiver
+     * state, and the senders owed a credit packet once this drain ends. */
+    dfc_t dfc;
+    int *owed;
+    int n_owed;
+    bool *owed_mark;
+
     wire_stats_atomic_t stats;
 };
 
@@ -271,10 +286,22 @@ sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct io
 sl_status_t wire_send_internal_lazy(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
                                     int iovcnt);
 void wire_credits_arrived(wire_t *w, int peer, uint32_t credits);
+/* Send a compulsory request or response (type WIRE_T_CREQ / CRESP): they
+ * consume credits and, parked, go before any data waiting for that peer. */
+void wire_send_control(wire_t *w, int dst, uint8_t type, uint32_t value);
 /* peer has ended: what is parked for it would wait for credits forever. */
 void wire_drop_parked(wire_t *w, int peer);
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data,
                   size_t len);
+
+/* fc.c: the flow-control scheme seen from the ring (static or dynamic) */
+sl_status_t fc_wire_init(wire_t *w);
+void fc_wire_fini(wire_t *w);
+/* The drainer took a packet of k slots from src (its slots are free);
+ * value: a compulsory request's or response's payload. */
+void fc_wire_retrieved(wire_t *w, int src, uint8_t type, uint32_t k, uint32_t value);
+/* The drainer is done with a batch: send the credit packets still owed. */
+void fc_wire_flush_owed(wire_t *w);
 
 /* fastbox.c */
 void fb_bind(wire_t *w);
