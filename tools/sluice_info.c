@@ -1,7 +1,9 @@
 /* sluice_info: what this Sluice build is and can do here, and every
  * SLUICE_* setting with its default and meaning.
- * usage: sluice_info [--settings] */
+ * usage: sluice_info [--settings | --memory N] */
 #include "coll/coll.h"
+#include "p2p/p2p.h"
+#include "wire/wire.h"
 #include "util/param.h"
 
 #include <errno.h>
@@ -88,22 +90,79 @@ static void print_collectives(void)
     putchar('\n');
 }
 
+/* One row of the memory table: bytes as KiB. */
+static void mem_row(const char *what, uint64_t st, uint64_t dy, const char *note)
+{
+    printf("  %-34s %12.1f %12.1f  %s\n", what, st / 1024.0, dy / 1024.0, note);
+}
+
+/* What one rank of an n-rank job on one host receives into, for both flow
+ * control schemes under the other current settings. */
+static int print_memory(int n)
+{
+    const char *was = getenv("SLUICE_FLOWCTL");
+    char *keep = was ? strdup(was) : NULL;
+    wire_mem_t m[2];
+    for (int i = 0; i < 2; i++) {
+        setenv("SLUICE_FLOWCTL", i ? "dynamic" : "static", 1);
+        if (wire_memory_plan(n, &m[i]) != SL_OK) {
+            fprintf(stderr, "sluice_info: no valid mailbox for %d ranks with these settings\n", n);
+            return 1;
+        }
+    }
+    if (keep) setenv("SLUICE_FLOWCTL", keep, 1);
+    else unsetenv("SLUICE_FLOWCTL");
+    free(keep);
+    size_t ring_bytes, area = p2p_short_plan(n, &ring_bytes);
+    long bounce = 0, buckets = 0;
+    sl_param_int(SL_PARAM_BOUNCE_SIZE, &bounce);
+    sl_param_int(SL_PARAM_SEQ_BUCKETS, &buckets);
+    printf("Receive-side memory of one rank, %d ranks on one host (KiB):\n", n);
+    printf("  %-34s %12s %12s\n", "", "static", "dynamic");
+    mem_row("mailbox ring", m[0].ring, m[1].ring, "shared, every page touched at start");
+    mem_row("  credit region", m[0].credit_region, m[1].credit_region, "");
+    mem_row("  static region (data, fixed shares)", m[0].static_region, m[1].static_region, "");
+    mem_row("  dynamic region", m[0].dynamic_region, m[1].dynamic_region, "");
+    mem_row("fastbox cells", m[0].fastbox, m[1].fastbox, "shared, 128 B x SLUICE_FASTBOX per sender");
+    mem_row("staging, header", m[0].staging + m[0].header, m[1].staging + m[1].header,
+            "shared, touched only by staged copies");
+    mem_row("short-message rings", area, area, "in the shared heap");
+    mem_row("flow-control structures", m[0].fc_private, m[1].fc_private, "private");
+    mem_row("bounce buffers, sequence table", 8 * (uint64_t)bounce + 44 * (uint64_t)buckets,
+            8 * (uint64_t)bounce + 44 * (uint64_t)buckets, "private, fixed");
+    uint64_t st = m[0].segment + area + m[0].fc_private, dy = m[1].segment + area + m[1].fc_private;
+    mem_row("total: segment, short rings, structures", st, dy, "heap and fixed private memory apart");
+    printf("  (each sender's short ring: %zu B; shared heap mapped: %llu KiB, pages used on "
+           "demand; SLUICE_FLOWCTL now: %s)\n", ring_bytes,
+           (unsigned long long)(m[0].heap / 1024), was ? was : "static (default)");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--memory") == 0) {
+        char *end;
+        long n = strtol(argv[2], &end, 10);
+        if (*end || n < 1 || n > 1 << 20) {
+            fprintf(stderr, "sluice_info: --memory needs a rank count (1..1048576)\n");
+            return 2;
+        }
+        return print_memory((int)n);
+    }
     if (argc > 1 && strcmp(argv[1], "--settings") == 0) {
         print_settings();
         return 0;
     }
     if (argc > 1) {
-        fprintf(stderr, "usage: sluice_info [--settings]\n");
+        fprintf(stderr, "usage: sluice_info [--settings | --memory N]\n");
         return 2;
     }
     char why[128] = "";
     const char *cma = probe_cma(why, sizeof why);
     printf("Sluice %s\n\n", SLUICE_VERSION);
     printf("Transports:\n");
-    printf("  shm     available: one mailbox ring per rank in /dev/shm, static credit flow "
-           "control\n");
+    printf("  shm     available: one mailbox ring per rank in /dev/shm, static or dynamic "
+           "credit flow control (SLUICE_FLOWCTL)\n");
     printf("  cma     %s%s\n", cma ? cma : why,
            cma ? ": single-copy bulk get/put (process_vm_readv/writev)"
                : "; bulk get/put use the staged copy");

@@ -300,6 +300,9 @@ static void print_stats(void)
             s->rdata_fallback, s->traditional, s->hybrid_by_counter, s->hybrid_by_fin, s->rr_sent,
             s->rr_used, s->rr_stale, s->rr_lost,
             s->pulls_triggered, s->pulls_host, s->pull_max_inflight);
+    size_t ring, area = p2p_short_plan(P.size, &ring);
+    fprintf(stderr, "sluice p2p rank %d memory: short-message rings %zu B in the shared heap "
+            "(%zu B per sender)\n", P.rank, p2p_short_active() ? area : 0, ring);
 }
 
 sl_status_t p2p_fini(void)

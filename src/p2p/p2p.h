@@ -45,6 +45,11 @@ typedef struct p2p_req p2p_req_t;
 sl_status_t p2p_init(int *rank, int *size);
 sl_status_t p2p_fini(void);
 
+/* Bytes of the short-message area a rank takes from its shared heap in a
+ * job of `size` ranks of one host under the current settings (0: path off),
+ * and in *ring_bytes each sender's ring (sluice_info --memory). */
+size_t p2p_short_plan(int size, size_t *ring_bytes);
+
 /* Start a send of len contiguous bytes to rank dst with tag (0..P2P_TAG_MAX)
  * on context ctx.  The buffer may be reused when the request completes. */
 sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,

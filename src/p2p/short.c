@@ -61,6 +61,7 @@
 #define SH_BUSY 1u
 #define SH_MARK 0xffffffffu /* ctx of a head saying: Portals messages follow */
 #define SH_SKIP 0xfffffffeu /* ctx of a head over the ring's tail (len: its lines) */
+#define SH_MIN_RING 2048 /* smallest ring (32 lines; messages up to 1,008 bytes) */
 #define SH_SPIN_NS 10000 /* p2p_wait polls the rings this long, then sleeps */
 
 typedef struct sh_head {
@@ -148,11 +149,37 @@ static uint32_t head_span(const sh_head_t *c)
 
 /* ---- set-up --------------------------------------------------------------------------- */
 
+/* Lines of each sender's ring in a job of `size` ranks.  Rings for every
+ * sender come out of one budget, so that the memory a rank receives into
+ * does not grow with the job (64 KiB per sender was 16 MiB per rank, 4 GiB
+ * per host, at 256 ranks).  A power of two: positions map to lines by a
+ * mask, not a division. */
+static uint32_t short_lines(int size, long ring, long budget)
+{
+    if (budget && size > 1 && ring > budget / (size - 1)) ring = budget / (size - 1);
+    if (ring < SH_MIN_RING) ring = SH_MIN_RING;
+    return 1u << (63 - __builtin_clzl((unsigned long)(ring / SH_LINE)));
+}
+
+size_t p2p_short_plan(int size, size_t *ring_bytes)
+{
+    long max, ring, budget;
+    *ring_bytes = 0;
+    if (size < 2 || sl_param_int(SL_PARAM_SHORT_MAX, &max) ||
+        sl_param_int(SL_PARAM_SHORT_RING, &ring) || sl_param_int(SL_PARAM_SHORT_BUDGET, &budget) ||
+        max == 0)
+        return 0;
+    uint32_t lines = short_lines(size, ring, budget);
+    *ring_bytes = (size_t)lines * SH_LINE;
+    return sizeof(sh_area_t) + (size_t)size * (sizeof(sh_chan_t) + *ring_bytes);
+}
+
 sl_status_t p2p_short_init(void)
 {
-    long max, ring, hot, spin;
+    long max, ring, hot, spin, budget;
     if (sl_param_int(SL_PARAM_SHORT_MAX, &max) || sl_param_int(SL_PARAM_SHORT_RING, &ring) ||
-        sl_param_int(SL_PARAM_SHORT_HOT, &hot) || sl_param_int(SL_PARAM_SPIN_US, &spin))
+        sl_param_int(SL_PARAM_SHORT_HOT, &hot) || sl_param_int(SL_PARAM_SPIN_US, &spin) ||
+        sl_param_int(SL_PARAM_SHORT_BUDGET, &budget))
         return SL_ERR_CONFIG;
     S = (typeof(S)){0};
     sl_list_init(&S.posted);
@@ -167,8 +194,7 @@ sl_status_t p2p_short_init(void)
     S.room_ns = spin * 1000;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     S.oversub = cpus > 0 && P.size > cpus;
-    /* a power of two: positions map to lines by a mask, not a division */
-    S.lines = 1u << (63 - __builtin_clzl((unsigned long)(ring / SH_LINE)));
+    S.lines = short_lines(P.size, ring, budget);
     /* an empty ring takes the largest message wherever it starts: at most
      * half the ring, so that its wrap (skip) and it fit together */
     size_t fit = (size_t)(S.lines / 2) * SH_LINE - SH_HDR;

@@ -100,6 +100,11 @@
       "each rank's shared heap; a message takes 16 bytes plus its length in 64-byte "      \
       "lines (1,024 messages of up to 48 bytes, or 7 of 8 KiB); when it is full and its "   \
       "receiver does not read it, the sender switches to Portals")                         \
+    X(SHORT_BUDGET, "SLUICE_SHORT_BUDGET", INT, "4194304", 0, 17179869184,                  \
+      "bytes a rank gives all its senders' short-message rings together: each ring is at "  \
+      "most this divided by the other ranks of the host (and SLUICE_SHORT_RING, at least "  \
+      "2 KiB), so receive memory stays flat as the job grows (the largest short message "   \
+      "shrinks with the ring: at most half of it); 0 = no limit")                           \
     X(SHORT_HOT, "SLUICE_SHORT_HOT", INT, "8192", 0, 16777216,                              \
       "bytes at the start of a short-message ring that a sender reuses: a message that "    \
       "would pass them into a ring its receiver has emptied goes back to the start, so a "  \

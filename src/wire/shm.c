@@ -81,18 +81,27 @@ static void shm_populate(void *seg, size_t off, size_t len)
     sl_mem_populate((char *)seg + off, len);
 }
 
+void shm_plan(int size, uint32_t slots, uint32_t fb_cells, uint32_t chans, uint32_t chunk,
+              shm_plan_t *out)
+{
+    out->ring_off = round_page(sizeof(shm_hdr_t));
+    out->fb_off = out->ring_off + round_page((size_t)slots * SHM_SLOT);
+    out->stage_off = out->fb_off + round_page((size_t)size * fb_cells * FB_CELL);
+    /* The staging buffers start right after the channel array. */
+    out->heap_off = round_page(out->stage_off + (size_t)chans * sizeof(shm_stage_chan_t) +
+                               (size_t)chans * 2 * (size_t)chunk);
+}
+
 sl_status_t shm_create(wire_t *w)
 {
     const boot_info_t *bi = boot_get_info(w->boot);
     long chans, chunk;
     if (sl_param_int(SL_PARAM_STAGE_CHANNELS, &chans) || sl_param_int(SL_PARAM_STAGE_CHUNK, &chunk))
         return SL_ERR_CONFIG;
-    size_t ring_off = round_page(sizeof(shm_hdr_t));
-    size_t fb_off = ring_off + round_page((size_t)w->layout.slots * SHM_SLOT);
-    size_t stage_off = fb_off + round_page((size_t)w->size * w->fb_cells * FB_CELL);
-    /* The staging buffers start right after the channel array. */
-    size_t heap_off = round_page(stage_off + (size_t)chans * sizeof(shm_stage_chan_t) +
-                                 (size_t)chans * 2 * (size_t)chunk);
+    shm_plan_t pl;
+    shm_plan(w->size, w->layout.slots, w->fb_cells, (uint32_t)chans, (uint32_t)chunk, &pl);
+    size_t ring_off = pl.ring_off, fb_off = pl.fb_off, stage_off = pl.stage_off;
+    size_t heap_off = pl.heap_off;
     size_t heap_len = shm_heap_size(w);
     size_t seg_len = heap_off + heap_len;
 

@@ -59,17 +59,17 @@ static long wire_auto_slots(uint32_t senders, long cslots, bool dynamic)
     return slots < WIRE_AUTO_MIN_SLOTS ? WIRE_AUTO_MIN_SLOTS : slots;
 }
 
-static sl_status_t wire_config(wire_t *w)
+/* The mailbox geometry for a job of `size` ranks under the current
+ * settings (also what wire_memory_plan reports). */
+static sl_status_t wire_layout_for(int size, wire_layout_t *out)
 {
-    long slots, cslots, pkt, spin, piggy, check, yield, fb;
-    if (sl_param_int(SL_PARAM_MAILBOX_SLOTS, &slots) || sl_param_int(SL_PARAM_FASTBOX, &fb) ||
-        sl_param_int(SL_PARAM_CREDIT_SLOTS, &cslots) || sl_param_int(SL_PARAM_PKT_SLOTS, &pkt) ||
-        sl_param_int(SL_PARAM_SPIN_US, &spin) || sl_param_int(SL_PARAM_PIGGYBACK, &piggy) ||
-        sl_param_int(SL_PARAM_WIRE_CHECK, &check) || sl_param_int(SL_PARAM_YIELD, &yield))
+    long slots, cslots, pkt;
+    if (sl_param_int(SL_PARAM_MAILBOX_SLOTS, &slots) ||
+        sl_param_int(SL_PARAM_CREDIT_SLOTS, &cslots) || sl_param_int(SL_PARAM_PKT_SLOTS, &pkt))
         return SL_ERR_CONFIG;
     int dynamic = wire_flowctl();
     if (dynamic < 0) return SL_ERR_CONFIG;
-    uint32_t senders = (uint32_t)w->size - 1;
+    uint32_t senders = (uint32_t)size - 1;
     if (slots == 0) slots = wire_auto_slots(senders, cslots, dynamic);
     fc_layout_t fl;
     char why[256];
@@ -81,11 +81,47 @@ static sl_status_t wire_config(wire_t *w)
      * credits a sender holds (wire_send_frags), so any size is safe. */
     uint32_t max_slots = dynamic ? (uint32_t)pkt : fc_max_pkt_slots(fl.quota, fl.threshold);
     uint32_t pkt_slots = (uint32_t)pkt < max_slots ? (uint32_t)pkt : max_slots;
-    w->layout = (wire_layout_t){
+    *out = (wire_layout_t){
         .slots = fl.slots, .data_slots = fl.data_slots, .credit_slots = fl.credit_slots,
         .quota = dynamic ? fl.credit_slots : fl.quota, .threshold = fl.threshold,
         .pkt_slots = pkt_slots, .dynamic = dynamic,
         .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR};
+    return SL_OK;
+}
+
+sl_status_t wire_memory_plan(int size, wire_mem_t *out)
+{
+    if (size < 1 || !out) return SL_ERR_INVALID;
+    wire_layout_t l;
+    long fb, chans, chunk, heap;
+    if (wire_layout_for(size, &l) || sl_param_int(SL_PARAM_FASTBOX, &fb) ||
+        sl_param_int(SL_PARAM_STAGE_CHANNELS, &chans) ||
+        sl_param_int(SL_PARAM_STAGE_CHUNK, &chunk) || sl_param_int(SL_PARAM_SHM_HEAP, &heap))
+        return SL_ERR_CONFIG;
+    shm_plan_t pl;
+    shm_plan(size, l.slots, (uint32_t)fb, (uint32_t)chans, (uint32_t)chunk, &pl);
+    uint64_t senders = (uint64_t)size - 1, cr = senders * l.credit_slots;
+    *out = (wire_mem_t){
+        .dynamic = l.dynamic, .slots = l.slots,
+        .ring = (uint64_t)l.slots * SHM_SLOT, .credit_region = cr * SHM_SLOT,
+        .static_region = (l.dynamic ? cr : l.data_slots) * SHM_SLOT,
+        .dynamic_region = l.dynamic ? ((uint64_t)l.data_slots - cr) * SHM_SLOT : 0,
+        .fastbox = pl.stage_off - pl.fb_off, .staging = pl.heap_off - pl.stage_off,
+        .header = pl.ring_off, .segment = pl.heap_off, .heap = heap > 0 ? (uint64_t)heap : 0,
+        .fc_private = l.dynamic ? dfc_struct_bytes(size, l.credit_slots)
+                                : (uint64_t)size * sizeof(_Atomic uint32_t)};
+    return SL_OK;
+}
+
+static sl_status_t wire_config(wire_t *w)
+{
+    long spin, piggy, check, yield, fb;
+    if (sl_param_int(SL_PARAM_FASTBOX, &fb) || sl_param_int(SL_PARAM_SPIN_US, &spin) ||
+        sl_param_int(SL_PARAM_PIGGYBACK, &piggy) || sl_param_int(SL_PARAM_WIRE_CHECK, &check) ||
+        sl_param_int(SL_PARAM_YIELD, &yield))
+        return SL_ERR_CONFIG;
+    sl_status_t st = wire_layout_for(w->size, &w->layout);
+    if (st != SL_OK) return st;
     w->fb_cells = (uint32_t)fb;
     w->spin_ns = spin * 1000;
     w->piggyback = piggy != 0;
@@ -195,6 +231,17 @@ static void wire_print_stats(const wire_t *w)
 #include "wire/stats_fields.h"
 #undef WIRE_STAT_FIELD_
     fprintf(stderr, "%s\n", line);
+    const wire_layout_t *l = &w->layout;
+    uint64_t cr = (uint64_t)(w->size - 1) * l->credit_slots * SHM_SLOT;
+    fprintf(stderr,
+            "sluice[%d] wire memory (%s flow control): segment %zu B shared (mailbox %llu B: "
+            "credit region %llu, data %llu; the rest fastbox cells, staging, header), shared "
+            "heap %llu B mapped; flow-control structures %zu B private\n",
+            w->rank, l->dynamic ? "dynamic" : "static", w->seg_len - (size_t)w->hdr->heap_len,
+            (unsigned long long)l->slots * SHM_SLOT, (unsigned long long)cr,
+            (unsigned long long)l->data_slots * SHM_SLOT, (unsigned long long)w->hdr->heap_len,
+            l->dynamic ? dfc_struct_bytes(w->size, l->credit_slots)
+                       : (size_t)w->size * sizeof(_Atomic uint32_t));
 }
 
 sl_status_t wire_fini(wire_t *w)

@@ -69,6 +69,23 @@ typedef struct wire_layout {
     size_t pkt_payload;     /* largest packet payload, bytes */
 } wire_layout_t;
 
+/* Receive-side memory of one rank in a job of `size` ranks under the
+ * current settings, computed without starting anything (sluice_info
+ * --memory, SLUICE_STATS).  Bytes. */
+typedef struct wire_mem {
+    bool dynamic;
+    uint32_t slots;
+    uint64_t ring;           /* the mailbox: credit + static + dynamic regions */
+    uint64_t credit_region, static_region, dynamic_region;
+    uint64_t fastbox;        /* fastbox cells, every sender's */
+    uint64_t staging;        /* staged-copy channels and buffers */
+    uint64_t header;
+    uint64_t segment;        /* the segment before its shared heap (all of the above) */
+    uint64_t heap;           /* SLUICE_SHM_HEAP as set (shrunk at run time to fit /dev/shm) */
+    uint64_t fc_private;     /* the receiver's flow-control structures (private memory) */
+} wire_mem_t;
+sl_status_t wire_memory_plan(int size, wire_mem_t *out);
+
 /* Create this rank's segment, attach every peer's, check the configuration
  * (Eq. 2, agreement between ranks) and probe cross-memory attach.  Collective:
  * every rank of the job calls it.  cb receives every message fragment. */

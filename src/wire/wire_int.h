@@ -243,6 +243,12 @@ struct wire {
 };
 
 /* shm.c */
+/* Where the regions of a segment start (bytes; the heap comes last). */
+typedef struct shm_plan {
+    size_t ring_off, fb_off, stage_off, heap_off;
+} shm_plan_t;
+void shm_plan(int size, uint32_t slots, uint32_t fb_cells, uint32_t chans, uint32_t chunk,
+              shm_plan_t *out);
 sl_status_t shm_create(wire_t *w);
 sl_status_t shm_attach_peers(wire_t *w);
 /* Does the header of rank r's segment, mapped over maplen bytes, belong to
