@@ -477,6 +477,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
         return SL_ERR_PEER_DEAD;
     }
     WIRE_STAT_OWN(&p->tx, msgs_tx, 1);
+    if (!p->populated) shm_populate_peer(w, p);
     if (fb_try_send(w, dst, type, iov, iovcnt, len, lazy)) {
         pthread_mutex_unlock(&p->lock);
         return SL_OK;

@@ -171,6 +171,7 @@ typedef struct wire_peer {
     pid_t pid;
     int pidfd;
     bool cma;
+    bool populated;         /* its ring is mapped in our page tables (under lock) */
     _Atomic bool dead;      /* its process has ended: sends fail, nothing more comes */
     _Atomic bool left;      /* ... after its wire_fini (set before dead): not an error */
     /* Message numbers (fastbox.c).  Under lock: the next user message to
@@ -250,6 +251,11 @@ typedef struct shm_plan {
 void shm_plan(int size, uint32_t slots, uint32_t fb_cells, uint32_t chans, uint32_t chunk,
               shm_plan_t *out);
 sl_status_t shm_create(wire_t *w);
+/* Map peer p's ring in our page tables now, once (under p's lock after
+ * set-up).  At set-up for jobs of up to SHM_POPULATE_ALL ranks, else at the
+ * first send to it. */
+#define SHM_POPULATE_ALL 16
+void shm_populate_peer(wire_t *w, wire_peer_t *p);
 sl_status_t shm_attach_peers(wire_t *w);
 /* Does the header of rank r's segment, mapped over maplen bytes, belong to
  * the job with jobkey and agree with our settings, its regions all inside
