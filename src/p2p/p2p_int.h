@@ -14,6 +14,7 @@
 #include "boot/boot.h"
 #include "util/list.h"
 #include "p2p/p2p.h"
+#include "util/wait.h"
 #include "portals4.h"
 
 #include <stdbool.h>
@@ -299,10 +300,11 @@ int p2p_short_poll(void);
  * when a message would claim a receive on the engine's list: it stays for
  * p2p_progress (the messages before it were taken). */
 int p2p_short_poll_quick(void);
-/* Waiting: whether rings need polling; spin a little more (false: time to
- * sleep); announce a sleep (false: do not, something came), end it. */
+/* Waiting: whether rings need polling; the budget of a ring poll (then
+ * sl_backoff until it says sleep); announce a sleep (false: do not,
+ * something came), end it. */
 bool p2p_short_active(void);
-bool p2p_short_spin(uint64_t *until);
+void p2p_short_spin_init(sl_backoff_t *b);
 bool p2p_short_pending(void); /* a ring message waits to be taken */
 bool p2p_short_sleep_begin(void);
 void p2p_short_sleep_end(void);

@@ -311,7 +311,8 @@ bool p2p_watch(p2p_req_t *r, p2p_done_fn fn, void *arg)
 static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag,
                                      const volatile unsigned *word, unsigned seen)
 {
-    uint64_t until = 0;
+    sl_backoff_t poll;
+    p2p_short_spin_init(&poll);
     while (flag ? !*flag : *word == seen) {
         /* while a ring message could complete r, poll the rings for a while
          * (an engine wait would not see a message arrive there).  A message
@@ -330,10 +331,10 @@ static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag,
             if ((++P.spin_polls & 15) == 0) n = p2p_progress();
             else if (p2p_short_pending() && (n = p2p_short_poll_quick()) < 0) n = p2p_progress();
             if (n > 0) {
-                until = 0;
+                p2p_short_spin_init(&poll);
                 continue;
             }
-            if (p2p_short_spin(&until)) {
+            if (sl_backoff(&poll)) {
                 /* with threads: not the whole spin under the lock, but a
                  * yield (a system call) only with each full pass: one per
                  * poll put 16 of them between passes, and a 16 KiB
@@ -344,6 +345,7 @@ static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag,
         }
         sl_status_t s = p2p_wait_progress(1000);
         if (s != SL_OK) return s;
+        p2p_short_spin_init(&poll); /* a new poll after each engine wait */
     }
     return SL_OK;
 }

@@ -48,6 +48,7 @@
 #include "util/log.h"
 #include "util/param.h"
 #include "util/sys.h"
+#include "util/wait.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -62,7 +63,6 @@
 #define SH_MARK 0xffffffffu /* ctx of a head saying: Portals messages follow */
 #define SH_SKIP 0xfffffffeu /* ctx of a head over the ring's tail (len: its lines) */
 #define SH_MIN_RING 2048 /* smallest ring (32 lines; messages up to 1,008 bytes) */
-#define SH_SPIN_NS 10000 /* p2p_wait polls the rings this long, then sleeps */
 
 typedef struct sh_head {
     _Atomic uint32_t seq;
@@ -120,8 +120,6 @@ static struct {
     unsigned deferred; /* posted receives not on the engine's list */
     int64_t spin_ns; /* p2p_wait's ring poll */
     int64_t room_ns; /* wait_room: a receiver that reads nothing this long is busy */
-    unsigned spins;
-    bool oversub;
 } S;
 
 static sh_chan_t *chan_at(const sh_area_t *a, size_t chan_bytes, int rank)
@@ -190,10 +188,10 @@ sl_status_t p2p_short_init(void)
     if ((size_t)max > P.eager_limit) max = (long)P.eager_limit;
     if ((size_t)max > P.volatile_max) max = (long)P.volatile_max;
     if (!(S.peers = calloc((size_t)P.size, sizeof *S.peers))) return SL_ERR_NOMEM;
-    S.spin_ns = spin * 1000 < SH_SPIN_NS ? spin * 1000 : SH_SPIN_NS;
+    /* the rings are polled briefly: an engine wait follows (util/wait.h) */
+    int64_t pol = sl_wait_policy().spin_ns;
+    S.spin_ns = pol < SL_WAIT_POLL_NS ? pol : SL_WAIT_POLL_NS;
     S.room_ns = spin * 1000;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    S.oversub = cpus > 0 && P.size > cpus;
     S.lines = short_lines(P.size, ring, budget);
     /* an empty ring takes the largest message wherever it starts: at most
      * half the ring, so that its wrap (skip) and it fit together */
@@ -262,14 +260,6 @@ void p2p_short_fini(void)
     if (S.area) PtlSluiceMemFree(P.ni, S.area);
     free(S.peers);
     S = (typeof(S)){0};
-}
-
-/* One turn of a polling loop: on an oversubscribed host the CPU goes to
- * whoever we wait for. */
-static void pause_turn(void)
-{
-    if (S.oversub) sched_yield();
-    else sl_cpu_relax();
 }
 
 /* ---- sending ------------------------------------------------------------------------------ */
@@ -341,7 +331,7 @@ static bool wait_room(sh_peer_t *p, uint32_t k)
             return false;
         }
         if ((i & 15) == 0) p2p_progress();
-        pause_turn();
+        sl_wait_pause();
     }
 }
 
@@ -733,20 +723,9 @@ bool p2p_short_active(void)
 
 /* Poll while the wait is young (a short reply comes within microseconds
  * and no engine wait would see it in the ring), then let the caller sleep. */
-bool p2p_short_spin(uint64_t *until)
+void p2p_short_spin_init(sl_backoff_t *b)
 {
-    if (*until && (++S.spins & 15) != 0) { /* the clock every 16 polls */
-        sl_cpu_relax();
-        return true;
-    }
-    uint64_t now = sl_now_ns();
-    if (!*until) *until = now + (uint64_t)S.spin_ns;
-    if (now >= *until) {
-        *until = 0;
-        return false;
-    }
-    pause_turn();
-    return true;
+    sl_backoff_init(b, S.spin_ns);
 }
 
 bool p2p_short_pending(void)

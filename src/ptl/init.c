@@ -8,6 +8,7 @@
 #include "util/param.h"
 #include "util/sys.h"
 #include "util/trace.h"
+#include "util/wait.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -77,12 +78,10 @@ static void *ptl_progress_main(void *arg)
 /* How long the waits of this process usually last (moving average), so a
  * wait spins about that long before it sleeps: a wait for a 1 MiB get
  * (~80 us here) would otherwise sleep every time and pay a futex wake-up
- * (25-35 us on a VM).  The second half of the budget yields (wire_wait), so
- * oversubscribed ranks still hand the CPU over; past it everyone sleeps. */
-#define PTL_SPIN_CAP_NS 1000000
+ * (25-35 us on a VM).  The budget follows the process's wait policy
+ * (util/wait.h): yielding in its second half, or from the start and not
+ * learned when oversubscribed; past it everyone sleeps. */
 static _Atomic int64_t ptl_wait_avg_ns;
-
-static int64_t ptl_spin_base_ns = 50000; /* the wire's spin (SLUICE_SPIN_US), set at PtlInit */
 
 static __thread bool ptl_t_nospin; /* PtlSluiceWaitSpin(0) */
 
@@ -95,13 +94,7 @@ int PtlSluiceWaitSpin(int spin)
 static int64_t ptl_spin_budget(void)
 {
     if (ptl_t_nospin) return 0;
-    /* oversubscribed: the rank we wait for may need this CPU, so no learned
-     * growth beyond the wire's (capped) spin (measured, 4 ranks on 2 CPUs:
-     * waits learned up to the 1 ms cap and every round trip cost about that) */
-    if (wire_oversubscribed(ptl_g.wire)) return ptl_spin_base_ns;
-    int64_t b = 2 * atomic_load_explicit(&ptl_wait_avg_ns, memory_order_relaxed);
-    if (b < ptl_spin_base_ns) b = ptl_spin_base_ns;
-    return b > PTL_SPIN_CAP_NS ? PTL_SPIN_CAP_NS : b;
+    return sl_wait_budget_learned(atomic_load_explicit(&ptl_wait_avg_ns, memory_order_relaxed));
 }
 
 static void ptl_wait_learn(int64_t ns)
@@ -180,7 +173,6 @@ static int ptl_start(void)
         boot_fini(ptl_g.boot);
         return PTL_FAIL;
     }
-    ptl_spin_base_ns = wire_spin_ns(ptl_g.wire);
     sl_trace_init(ptl_g.rank);
     atomic_store(&ptl_g.stop, false);
     ptl_g.progress_running = pthread_create(&ptl_g.progress, NULL, ptl_progress_main, NULL) == 0;

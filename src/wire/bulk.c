@@ -6,6 +6,7 @@
  * one chunk while the other copies the previous one. */
 #include "util/log.h"
 #include "util/param.h"
+#include "util/wait.h"
 #include "wire/wire_int.h"
 
 #include <errno.h>
@@ -150,20 +151,18 @@ static size_t split_span(size_t len, size_t first, size_t n)
 
 /* Wait until the peer has finished the `claimed` units it took.  It is
  * copying them right now (claims are made just before the copy), so this
- * is short unless it was descheduled (or stopped), or has died: spin, then
- * yield, then sleep 50 us at a time. */
+ * is short unless it was descheduled (or stopped), or has died: the wait
+ * policy's spin and yield, then 50 us naps (no futex: the peer only stores
+ * a count), checking for its death every 16. */
 static sl_status_t split_wait_peer(wire_t *w, int peer, uint32_t claimed)
 {
     shm_hdr_t *h = w->hdr;
-    for (unsigned spins = 0;
-         atomic_load_explicit(&h->split_done, memory_order_acquire) < claimed; spins++) {
-        if (spins < 1000) {
-            sl_cpu_relax();
-            continue;
-        }
-        if (spins < 20000) sched_yield();
-        else nanosleep(&(struct timespec){.tv_nsec = 50000}, NULL);
-        if (spins % 1024 != 0) continue;
+    sl_backoff_t bo;
+    sl_backoff_init(&bo, -1);
+    for (unsigned naps = 0; atomic_load_explicit(&h->split_done, memory_order_acquire) < claimed;) {
+        if (sl_backoff(&bo)) continue;
+        nanosleep(&(struct timespec){.tv_nsec = 50000}, NULL);
+        if (++naps % 16 != 0) continue;
         shm_check_dead(w);
         if (atomic_load(&w->peers[peer].dead)) return SL_ERR_PEER_DEAD;
     }

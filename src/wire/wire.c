@@ -2,6 +2,7 @@
  * and waiting.  The ring itself is in shm.c, bulk copies in bulk.c. */
 #include "util/log.h"
 #include "util/trace.h"
+#include "util/wait.h"
 #include "util/param.h"
 #include "wire/wire_int.h"
 
@@ -20,11 +21,6 @@ typedef struct self_msg {
     size_t len;
     char data[];
 } self_msg_t;
-
-/* The most a wait spins on an oversubscribed host (a futex wake-up costs
- * ~15 us on this VM; 4 ranks on 2 CPUs measured 16-20 us one-way with 5-10
- * us, 70 us with 50 us, 200-1500 us with spins learned up to 1 ms). */
-#define WIRE_OVERSUB_SPIN_NS 10000
 
 /* The automatic mailbox has at least this many slots (2 MiB, one per rank,
  * shared by all its senders).  With 16 KiB per sender, windowed 1-4 KiB
@@ -133,7 +129,9 @@ static sl_status_t wire_config(wire_t *w)
     w->yield = yield != 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     w->oversubscribed = cpus > 0 && w->size > cpus;
-    if (w->oversubscribed && w->spin_ns > WIRE_OVERSUB_SPIN_NS) w->spin_ns = WIRE_OVERSUB_SPIN_NS;
+    /* every waiter of this process spins, yields and sleeps by one policy */
+    sl_wait_policy_set(w->spin_ns, w->oversubscribed, w->yield);
+    w->spin_ns = sl_wait_policy().spin_ns;
     return SL_OK;
 }
 
@@ -681,32 +679,27 @@ sl_status_t wire_wait_idle(wire_t *w, int64_t timeout_ns)
 static sl_status_t wire_wait_x(wire_t *w, int64_t timeout_ns, int64_t spin_ns, bool app)
 {
     uint64_t t0 = sl_now_ns();
-    int64_t el = 0;
-    for (unsigned turn = 0;; turn++) {
+    sl_backoff_t bo;
+    sl_backoff_init(&bo, spin_ns);
+    bool spent = false; /* once asleep, a wake-up without work sleeps again */
+    for (;;) {
         if (wire_work(w) == WORK_MINE) {
             atomic_store(&w->kicked, 0);
             return SL_OK;
         }
-        /* Spinning checks for work after every pause (a pause can take
-         * ~40 ns): the clock is read only every 64 turns.  With yielding,
-         * the second half of the budget yields instead of spinning. */
-        int64_t spin_end = w->yield ? spin_ns / 2 : spin_ns;
-        if (el < spin_end && (turn & 63) != 0) {
-            sl_cpu_relax();
-            continue;
+        if (!spent) {
+            if (sl_backoff(&bo)) {
+                if (timeout_ns >= 0 && (int64_t)(bo.now - t0) >= timeout_ns) return SL_ERR_TIMEOUT;
+                continue;
+            }
+            spent = true;
         }
-        el = (int64_t)(sl_now_ns() - t0);
+        int64_t el = (int64_t)(sl_now_ns() - t0);
         if (timeout_ns >= 0 && el >= timeout_ns) return SL_ERR_TIMEOUT;
-        if (el < spin_end) {
-            sl_cpu_relax();
-        } else if (el < spin_ns) {
-            sched_yield();
-        } else {
-            int64_t slice = WIRE_SLEEP_SLICE_NS;
-            if (timeout_ns >= 0 && timeout_ns - el < slice) slice = timeout_ns - el;
-            if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT && shm_check_dead(w))
-                return SL_ERR_PEER_DEAD;
-        }
+        int64_t slice = WIRE_SLEEP_SLICE_NS;
+        if (timeout_ns >= 0 && timeout_ns - el < slice) slice = timeout_ns - el;
+        if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT && shm_check_dead(w))
+            return SL_ERR_PEER_DEAD;
     }
 }
 
