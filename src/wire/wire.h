@@ -149,7 +149,7 @@ bool wire_peer_gone(const wire_t *w, int peer);
  * CPU away soon, since the rank it waits for may need it. */
 bool wire_oversubscribed(const wire_t *w);
 /* How long a wait spins before it sleeps: SLUICE_SPIN_US, capped when
- * oversubscribed (WIRE_OVERSUB_SPIN_NS). */
+ * oversubscribed (SL_WAIT_OVERSUB_NS, util/wait.h). */
 int64_t wire_spin_ns(const wire_t *w);
 
 /* Wait until work may be available or timeout_ns passes (< 0: no limit):
