@@ -16,12 +16,12 @@ ctest --test-dir build -j 2 --output-on-failure
 echo "=== ASan + UBSan build"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=address
 cmake --build build-asan -j "$jobs"
-ctest --test-dir build-asan -j 2 --output-on-failure -LE sim
+ctest --test-dir build-asan -j 2 --output-on-failure -LE 'sim|scale'
 
 echo "=== TSan build"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=thread
 cmake --build build-tsan -j "$jobs"
-ctest --test-dir build-tsan -j 2 --output-on-failure -LE 'sim|mpich|hydra'
+ctest --test-dir build-tsan -j 2 --output-on-failure -LE 'sim|mpich|hydra|scale'
 
 if command -v clang >/dev/null 2>&1 &&
    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |

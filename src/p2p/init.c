@@ -110,11 +110,70 @@ static sl_status_t read_settings(void)
 
 /* ---- set-up ------------------------------------------------------------------------------- */
 
+/* Cards (Portals identity and short-ring address) travel through the
+ * launcher's key-value space.  One get per peer is P(P-1) round trips to
+ * the launcher for the job (16,256 at 128 ranks, 0.5-1.5 s of start-up on
+ * 2 CPUs), so larger jobs gather them in groups: the first rank of each
+ * group of MAP_GROUP puts its group's cards under one key (at most 16
+ * cards of 38 characters: within PMI-1's 1,024-byte values), and every
+ * rank gets the P/MAP_GROUP group keys, at the cost of one more fence. */
+#define MAP_GROUP 16
+
+static sl_status_t parse_card(const char *val, ptl_process_t *id, uint64_t *ring)
+{
+    unsigned long long addr;
+    if (sscanf(val, "%u.%u.%llx", &id->phys.nid, &id->phys.pid, &addr) != 3) return SL_ERR_PROTO;
+    *ring = addr;
+    return SL_OK;
+}
+
+/* Each rank's card by its own key. */
+static sl_status_t cards_direct(ptl_process_t *map, uint64_t *rings)
+{
+    char key[32], val[64];
+    sl_status_t st = SL_OK;
+    for (int r = 0; st == SL_OK && r < P.size; r++) {
+        snprintf(key, sizeof key, "p2p-id-%d", r);
+        st = boot_get(P.boot, key, val, sizeof val);
+        if (st == SL_OK) st = parse_card(val, &map[r], &rings[r]);
+    }
+    return st;
+}
+
+/* The group leaders publish their groups' cards; every rank reads them. */
+static sl_status_t cards_grouped(ptl_process_t *map, uint64_t *rings)
+{
+    char key[32], val[64], grp[MAP_GROUP * 40 + 1];
+    sl_status_t st = SL_OK;
+    if (P.rank % MAP_GROUP == 0) {
+        size_t n = 0;
+        for (int r = P.rank; st == SL_OK && r < P.size && r < P.rank + MAP_GROUP; r++) {
+            snprintf(key, sizeof key, "p2p-id-%d", r);
+            st = boot_get(P.boot, key, val, sizeof val);
+            n += (size_t)snprintf(grp + n, sizeof grp - n, "%s%s", n ? ";" : "", val);
+        }
+        snprintf(key, sizeof key, "p2p-grp-%d", P.rank / MAP_GROUP);
+        if (st == SL_OK) st = boot_put(P.boot, key, grp);
+    }
+    if (st == SL_OK) st = boot_fence(P.boot);
+    for (int g = 0; st == SL_OK && g * MAP_GROUP < P.size; g++) {
+        snprintf(key, sizeof key, "p2p-grp-%d", g);
+        st = boot_get(P.boot, key, grp, sizeof grp);
+        char *save = NULL, *card = strtok_r(grp, ";", &save);
+        for (int r = g * MAP_GROUP; st == SL_OK && r < P.size && r < (g + 1) * MAP_GROUP; r++) {
+            st = card ? parse_card(card, &map[r], &rings[r]) : SL_ERR_PROTO;
+            card = strtok_r(NULL, ";", &save);
+        }
+    }
+    return st;
+}
+
 static sl_status_t p2p_map(void)
 {
     ptl_process_t me, *map = calloc((size_t)P.size, sizeof *map);
+    uint64_t *rings = calloc((size_t)P.size, sizeof *rings);
     char key[32], val[64];
-    sl_status_t st = map ? SL_OK : SL_ERR_NOMEM;
+    sl_status_t st = map && rings ? SL_OK : SL_ERR_NOMEM;
     if (st == SL_OK) st = p2p_ptl_status(PtlGetPhysId(P.ni, &me));
     if (st == SL_OK) {
         snprintf(key, sizeof key, "p2p-id-%d", P.rank);
@@ -124,17 +183,7 @@ static sl_status_t p2p_map(void)
         st = boot_put(P.boot, key, val);
     }
     if (st == SL_OK) st = boot_fence(P.boot);
-    uint64_t *rings = calloc((size_t)P.size, sizeof *rings);
-    if (!rings) st = SL_ERR_NOMEM;
-    for (int r = 0; st == SL_OK && r < P.size; r++) {
-        unsigned long long addr;
-        snprintf(key, sizeof key, "p2p-id-%d", r);
-        st = boot_get(P.boot, key, val, sizeof val);
-        if (st == SL_OK &&
-            sscanf(val, "%u.%u.%llx", &map[r].phys.nid, &map[r].phys.pid, &addr) != 3)
-            st = SL_ERR_PROTO;
-        if (st == SL_OK) rings[r] = addr;
-    }
+    if (st == SL_OK) st = P.size > 2 * MAP_GROUP ? cards_grouped(map, rings) : cards_direct(map, rings);
     if (st == SL_OK) st = p2p_ptl_status(PtlSetMap(P.ni, (ptl_size_t)P.size, map));
     for (int r = 0; st == SL_OK && r < P.size; r++) p2p_short_attach(r, rings[r]);
     free(rings);
