@@ -123,7 +123,7 @@ static int print_memory(int n)
     mem_row("  credit region", m[0].credit_region, m[1].credit_region, "");
     mem_row("  static region (data, fixed shares)", m[0].static_region, m[1].static_region, "");
     mem_row("  dynamic region", m[0].dynamic_region, m[1].dynamic_region, "");
-    mem_row("fastbox cells", m[0].fastbox, m[1].fastbox, "shared, 128 B x SLUICE_FASTBOX per sender");
+    mem_row("fastbox cells", m[0].fastbox, m[1].fastbox, "shared, 128-B cells, at most 256 KiB");
     mem_row("staging, header", m[0].staging + m[0].header, m[1].staging + m[1].header,
             "shared, touched only by staged copies");
     mem_row("short-message rings", area, area, "in the shared heap");
@@ -131,7 +131,7 @@ static int print_memory(int n)
     mem_row("bounce buffers, sequence table", 8 * (uint64_t)bounce + 44 * (uint64_t)buckets,
             8 * (uint64_t)bounce + 44 * (uint64_t)buckets, "private, fixed");
     uint64_t st = m[0].segment + area + m[0].fc_private, dy = m[1].segment + area + m[1].fc_private;
-    mem_row("total: segment, short rings, structures", st, dy, "heap and fixed private memory apart");
+    mem_row("total (segment, rings, structures)", st, dy, "not the heap, not fixed private memory");
     printf("  (each sender's short ring: %zu B; shared heap mapped: %llu KiB, pages used on "
            "demand; SLUICE_FLOWCTL now: %s)\n", ring_bytes,
            (unsigned long long)(m[0].heap / 1024), was ? was : "static (default)");

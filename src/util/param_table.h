@@ -27,7 +27,8 @@
     X(FASTBOX, "SLUICE_FASTBOX", INT, "8", 0, 256,                                          \
       "fastbox cells (128 bytes each) per sender in each rank's segment: a message of at "  \
       "most 120 bytes goes into a free cell of its receiver instead of the mailbox ring "   \
-      "(no ring credits, one cache line); 0 = ring only. Every rank must agree")            \
+      "(no ring credits, one cache line); at most 256 KiB of cells per rank in all (fewer "  \
+      "cells per sender beyond 257 ranks); 0 = ring only. Every rank must agree")            \
     X(PIGGYBACK, "SLUICE_PIGGYBACK", INT, "1", 0, 1,                                        \
       "return credits in the spare bytes of a data packet's last slot (paper 001 5.4)")     \
     X(PKT_SLOTS, "SLUICE_PKT_SLOTS", INT, "64", 1, 1024,                                    \

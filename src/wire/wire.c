@@ -33,6 +33,18 @@ typedef struct self_msg {
  * the heap. */
 #define WIRE_AUTO_MIN_SLOTS 32768
 
+/* Fastbox cells per sender in a job of `size` ranks: SLUICE_FASTBOX, but
+ * at most WIRE_FB_BUDGET bytes of cells per rank in all (at least one cell
+ * per sender if any), so they stop growing with the job past 256 ranks. */
+#define WIRE_FB_BUDGET (256u * 1024u)
+static uint32_t wire_fb_cells(int size, long fb)
+{
+    if (fb <= 0 || size < 2) return (uint32_t)(fb > 0 ? fb : 0);
+    uint32_t most = WIRE_FB_BUDGET / FB_CELL / (uint32_t)(size - 1);
+    if (most < 1) most = 1;
+    return (uint32_t)fb < most ? (uint32_t)fb : most;
+}
+
 /* SLUICE_FLOWCTL: 0 static, 1 dynamic, -1 not a valid name. */
 static int wire_flowctl(void)
 {
@@ -95,7 +107,7 @@ sl_status_t wire_memory_plan(int size, wire_mem_t *out)
         sl_param_int(SL_PARAM_STAGE_CHUNK, &chunk) || sl_param_int(SL_PARAM_SHM_HEAP, &heap))
         return SL_ERR_CONFIG;
     shm_plan_t pl;
-    shm_plan(size, l.slots, (uint32_t)fb, (uint32_t)chans, (uint32_t)chunk, &pl);
+    shm_plan(size, l.slots, wire_fb_cells(size, fb), (uint32_t)chans, (uint32_t)chunk, &pl);
     uint64_t senders = (uint64_t)size - 1, cr = senders * l.credit_slots;
     *out = (wire_mem_t){
         .dynamic = l.dynamic, .slots = l.slots,
@@ -118,7 +130,7 @@ static sl_status_t wire_config(wire_t *w)
         return SL_ERR_CONFIG;
     sl_status_t st = wire_layout_for(w->size, &w->layout);
     if (st != SL_OK) return st;
-    w->fb_cells = (uint32_t)fb;
+    w->fb_cells = wire_fb_cells(w->size, fb);
     w->spin_ns = spin * 1000;
     w->piggyback = piggy != 0;
     w->check = check != 0;
