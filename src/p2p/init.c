@@ -152,12 +152,14 @@ static sl_status_t cards_grouped(ptl_process_t *map, uint64_t *rings)
             st = boot_get(P.boot, key, val, sizeof val);
             n += (size_t)snprintf(grp + n, sizeof grp - n, "%s%s", n ? ";" : "", val);
         }
-        snprintf(key, sizeof key, "p2p-grp-%d", P.rank / MAP_GROUP);
+        /* named by the leader's rank, whose data it is (boot_pmix.c looks
+         * a key up at the rank its number names first) */
+        snprintf(key, sizeof key, "p2p-grp-%d", P.rank);
         if (st == SL_OK) st = boot_put(P.boot, key, grp);
     }
     if (st == SL_OK) st = boot_fence(P.boot);
     for (int g = 0; st == SL_OK && g * MAP_GROUP < P.size; g++) {
-        snprintf(key, sizeof key, "p2p-grp-%d", g);
+        snprintf(key, sizeof key, "p2p-grp-%d", g * MAP_GROUP);
         st = boot_get(P.boot, key, grp, sizeof grp);
         char *save = NULL, *card = strtok_r(grp, ";", &save);
         for (int r = g * MAP_GROUP; st == SL_OK && r < P.size && r < (g + 1) * MAP_GROUP; r++) {
