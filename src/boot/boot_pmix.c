@@ -37,20 +37,31 @@ const char *boot_pmix_version(void)
     return version;
 }
 
-/* PMIx reports a server that went away as UNREACH or LOST_CONNECTION:
- * boot.h's callers see a dead peer (the launcher), not a protocol error. */
+/* PMIx reports a server that went away as UNREACH or LOST_CONNECTION, and a
+ * fence that some rank left (it died or aborted) as PARTIAL_SUCCESS: boot.h's
+ * callers see a dead peer, not a protocol error. */
 static sl_status_t boot_pmix_status(pmix_status_t rc, const char *what)
 {
     if (rc == PMIX_SUCCESS) return SL_OK;
-    sl_log_error("boot: PMIx %s failed: %s", what, PMIx_Error_string(rc));
+    const char *why = "";
+    sl_status_t st;
     switch (rc) {
-    case PMIX_ERR_NOMEM: return SL_ERR_NOMEM;
-    case PMIX_ERR_TIMEOUT: return SL_ERR_TIMEOUT;
+    case PMIX_ERR_NOMEM: st = SL_ERR_NOMEM; break;
+    case PMIX_ERR_TIMEOUT: st = SL_ERR_TIMEOUT; break;
     case PMIX_ERR_UNREACH:
-    case PMIX_ERR_LOST_CONNECTION: return SL_ERR_PEER_DEAD;
-    case PMIX_ERR_BAD_PARAM: return SL_ERR_INVALID;
-    default: return SL_ERR_PROTO;
+    case PMIX_ERR_LOST_CONNECTION:
+        why = " (the launcher's PMIx server is gone)";
+        st = SL_ERR_PEER_DEAD;
+        break;
+    case PMIX_ERR_PARTIAL_SUCCESS:
+        why = " (a rank of the job ended first)";
+        st = SL_ERR_PEER_DEAD;
+        break;
+    case PMIX_ERR_BAD_PARAM: st = SL_ERR_INVALID; break;
+    default: st = SL_ERR_PROTO; break;
     }
+    sl_log_error("boot: PMIx %s failed: %s%s", what, PMIx_Error_string(rc), why);
+    return st;
 }
 
 /* An unsigned integer attribute, whatever width the server stored it in. */
