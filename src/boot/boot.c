@@ -186,7 +186,6 @@ static sl_status_t boot_pmi1_fini(boot_t *boot)
 }
 
 static const boot_ops_t boot_pmi1_ops = {
-    .name = "PMI-1",
     .put = boot_pmi1_put,
     .fence = boot_pmi1_fence,
     .get = boot_pmi1_get,

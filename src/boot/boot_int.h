@@ -14,7 +14,6 @@
 /* Called with validated arguments (boot.c checks the text rules of boot.h).
  * abort returns only when the launcher could not be told; boot.c then exits. */
 typedef struct boot_ops {
-    const char *name; /* for messages: "PMI-1", "PMIx" */
     sl_status_t (*put)(boot_t *boot, const char *key, const char *value);
     sl_status_t (*fence)(boot_t *boot);
     sl_status_t (*get)(boot_t *boot, const char *key, char *value, size_t len);

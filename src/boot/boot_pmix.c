@@ -187,7 +187,6 @@ static sl_status_t boot_pmix_fini(boot_t *boot)
 }
 
 static const boot_ops_t boot_pmix_ops = {
-    .name = "PMIx",
     .put = boot_pmix_put,
     .fence = boot_pmix_fence,
     .get = boot_pmix_get,
