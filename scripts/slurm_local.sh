@@ -54,10 +54,30 @@ stop_pids() { # pid...
     return 0
 }
 
-# Slurm's daemons together, then munge, which they use until they exit.
+# slurmstepd processes of this cluster (one per job step, forked by our
+# slurmd; they inherit SLURM_CONF=DIR/slurm.conf).  A step still finishing
+# when slurmd and slurmctld go away retries its completion message for
+# minutes, so stop_all ends those too.
+our_stepds() {
+    for p in /proc/[0-9]*; do
+        [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || continue
+        { tr '\0' '\n' < "$p/environ"; } 2>/dev/null | grep -qx "SLURM_CONF=$dir/slurm.conf" &&
+            echo "${p#/proc/}"
+    done
+}
+
+# Jobs first (up to 10 s for running steps to finish and report), then
+# Slurm's daemons and any step left, then munge, which they use until they exit.
 stop_all() {
+    if [ -n "$(our_pid slurmctld)" ]; then
+        deadline=$(($(date +%s) + 10))
+        while [ "$(date +%s)" -lt $deadline ] &&
+            [ -n "$(SLURM_CONF="$dir/slurm.conf" timeout 3 squeue -h -o %i 2>/dev/null)" ]; do
+            sleep 0.2
+        done
+    fi
     # shellcheck disable=SC2046
-    stop_pids $(our_pid slurmd) $(our_pid slurmctld)
+    stop_pids $(our_pid slurmd) $(our_pid slurmctld) $(our_stepds)
     # shellcheck disable=SC2046
     stop_pids $(our_pid munged)
 }

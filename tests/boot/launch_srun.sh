@@ -59,8 +59,8 @@ run() { # mpi-plugin ranks program args...
     shift 2
     echo "=== srun --mpi=$plugin -n $n $(basename "$1") $2 $3"
     # -O: more tasks than CPUs; -I20: fail instead of waiting for an
-    # allocation; -t 1: Slurm's own limit; timeout: ours
-    if timeout -k 5 30 srun --mpi="$plugin" -O -I20 -t 1 -n "$n" "$@"; then
+    # allocation; -t 2: Slurm's own limit (minutes); timeout: ours
+    if timeout -k 5 45 srun --mpi="$plugin" -O -I20 -t 2 -n "$n" "$@"; then
         passed=$((passed + 1))
     else
         echo "FAILED (exit status $?): srun --mpi=$plugin -n $n $*"
