@@ -8,7 +8,7 @@
 
 /* boot.h's limits, the same for every client so that a program's keys work
  * under any launcher (PMI-1 launchers may announce smaller ones). */
-#define BOOT_KEY_MAX 64    /* a key is shorter than this */
+#define BOOT_KEY_MAX 64     /* a key is shorter than this */
 #define BOOT_VALUE_MAX 1024 /* a value is shorter than this */
 
 /* Called with validated arguments (boot.c checks the text rules of boot.h).

@@ -16,7 +16,6 @@
 
 #include <pmix.h>
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,8 +73,12 @@ static bool boot_pmix_uint(const pmix_value_t *v, uint64_t *out)
     case PMIX_UINT64: *out = v->data.uint64; return true;
     case PMIX_UINT: *out = v->data.uint; return true;
     case PMIX_SIZE: *out = v->data.size; return true;
-    case PMIX_INT: if (v->data.integer < 0) return false; *out = (uint64_t)v->data.integer; return true;
-    case PMIX_INT32: if (v->data.int32 < 0) return false; *out = (uint64_t)v->data.int32; return true;
+    case PMIX_INT:
+        *out = (uint64_t)v->data.integer;
+        return v->data.integer >= 0;
+    case PMIX_INT32:
+        *out = (uint64_t)v->data.int32;
+        return v->data.int32 >= 0;
     default: return false;
     }
 }

@@ -28,7 +28,8 @@ static void pingpong(int rank, int peer, unsigned char *buf, size_t n, int round
         t_fill(buf, n, seed_of(0, peer, round));
         CHECK_EQ(MPI_Send(buf, (int)n, MPI_BYTE, peer, round, MPI_COMM_WORLD), MPI_SUCCESS);
         memset(buf, 0, n);
-        CHECK_EQ(MPI_Recv(buf, (int)n, MPI_BYTE, peer, round, MPI_COMM_WORLD, &status), MPI_SUCCESS);
+        CHECK_EQ(MPI_Recv(buf, (int)n, MPI_BYTE, peer, round, MPI_COMM_WORLD, &status),
+                 MPI_SUCCESS);
         MPI_Get_count(&status, MPI_BYTE, &count);
         CHECK_EQ(count, (int)n);
         size_t bad = t_verify(buf, n, seed_of(peer, 0, round));
