@@ -117,7 +117,7 @@ int main(int argc, char **argv)
         printf("  pmix    built (libpmix %s): Open MPI mpirun, srun --mpi=pmix (PMIX_*)\n\n",
                pmix);
     else
-        printf("  pmix    not built: libpmix not found at build time (libpmix-dev)\n\n");
+        printf("  pmix    not built: libpmix-dev missing at build time, or -DSLUICE_PMIX=OFF\n\n");
     print_collectives();
     print_settings();
     return 0;
