@@ -5,8 +5,11 @@
 #   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh), libfftw3-dev (bench/fft3d.c)
 #   simulator figures: gnuplot-nox; the BookSim cross-check (sim/booksim): flex, bison
 #   fuzz targets (tests/fuzz, scripts/fuzz.sh): clang and its runtime with libFuzzer
+#   PMIx client (src/boot/boot_pmix.c): libpmix-dev; its tests run under
+#   Open MPI's mpirun (openmpi-bin) and a one-node Slurm (slurm-wlm, munge;
+#   scripts/slurm_local.sh starts its own daemons; the system ones are not used)
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

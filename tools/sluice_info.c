@@ -1,6 +1,7 @@
 /* sluice_info: what this Sluice build is and can do here, and every
  * SLUICE_* setting with its default and meaning.
  * usage: sluice_info [--settings | --memory N] */
+#include "boot/boot.h"
 #include "coll/coll.h"
 #include "p2p/p2p.h"
 #include "wire/wire.h"
@@ -168,6 +169,14 @@ int main(int argc, char **argv)
                : "; bulk get/put use the staged copy");
     printf("  staged  available: pipelined bulk copy through shared memory\n");
     printf("  ofi     not built: libfabric transport not implemented yet\n\n");
+    const char *pmix = boot_pmix_version();
+    printf("Launchers (boot clients):\n");
+    printf("  pmi1    built: sluicerun, MPICH Hydra, srun --mpi=pmi2 (PMI_FD / PMI_PORT)\n");
+    if (pmix)
+        printf("  pmix    built (libpmix %s): Open MPI mpirun, srun --mpi=pmix (PMIX_*)\n\n",
+               pmix);
+    else
+        printf("  pmix    not built: libpmix-dev missing at build time, or -DSLUICE_PMIX=OFF\n\n");
     print_collectives();
     print_settings();
     return 0;

@@ -1,7 +1,9 @@
 /* boot.h end to end: every rank puts, fences, then reads every other rank's
  * values; the job key is well formed and the same on every rank; the error
  * contract (NOTFOUND, TRUNCATE, INVALID) holds.  Runs under sluicerun, under
- * Hydra and as a singleton (no launcher).  Rank 0 prints "jobkey=<key>" so
+ * Hydra, as a singleton (no launcher), and under launchers that do not set
+ * PMI_SIZE (Open MPI's mpirun, srun): "pmix N" / "pmi1 N" then name the
+ * client that must have connected and the job size.  Rank 0 prints "jobkey=<key>" so
  * that a driver can compare the keys of two jobs. */
 #include "boot/boot.h"
 #include "test.h"
@@ -21,7 +23,8 @@ static bool is_lower_hex(const char *s, size_t len)
 
 int main(int argc, char **argv)
 {
-    /* singleton | launched | launched-port (sluicerun --pmi-port) | any */
+    /* singleton | launched | launched-port (sluicerun --pmi-port) | any
+     * | pmix N | pmi1 N */
     const char *expect_mode = argc > 1 ? argv[1] : "any";
     boot_t *boot = NULL;
     CHECK_OK(boot_init(&boot));
@@ -41,6 +44,12 @@ int main(int argc, char **argv)
         CHECK_EQ(rank, atoi(getenv("PMI_RANK")));
         if (strcmp(expect_mode, "launched-port") == 0)
             CHECK(getenv("PMI_PORT") && getenv("PMI_ID") && !getenv("PMI_FD"));
+    } else if (strcmp(expect_mode, "pmix") == 0 || strcmp(expect_mode, "pmi1") == 0) {
+        boot_client_t want = expect_mode[3] == 'x' ? BOOT_CLIENT_PMIX : BOOT_CLIENT_PMI1;
+        CHECK_MSG(info->client == want, "connected through %s, want %s",
+                  boot_client_name(info->client), boot_client_name(want));
+        CHECK(!info->singleton);
+        CHECK_EQ(size, argc > 2 ? atoi(argv[2]) : -1);
     }
     const char *envkey = getenv("SLUICE_JOBKEY");
     if (envkey && is_lower_hex(envkey, BOOT_JOBKEY_LEN)) CHECK(strcmp(envkey, info->jobkey) == 0);

@@ -10,7 +10,9 @@ static atomic_long t_passes;
 
 int t_env_rank(void)
 {
+    /* PMI-1 launchers set PMI_RANK; PMIx ones (mpirun, srun --mpi=pmix) PMIX_RANK */
     const char *r = getenv("PMI_RANK");
+    if (!r) r = getenv("PMIX_RANK");
     return r ? atoi(r) : -1;
 }
 
