@@ -207,7 +207,10 @@ sl_status_t p2p_short_init(void)
         sl_log_debug("p2p: no shared heap for %zu bytes of short-message rings: path off", len);
         return SL_OK;
     }
-    memset(mem, 0, len);
+    /* Zero without touching: a ring's pages become resident only when its
+     * sender writes there, so a rank pays for the senders that talk to it
+     * (an 8-byte conversation stays in the ring's first page). */
+    sl_mem_zero_lazy(mem, len);
     S.area = mem;
     S.area->lines = S.lines;
     S.area->max = (uint32_t)S.max;

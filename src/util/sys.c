@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -43,6 +44,18 @@ void sl_mem_populate(void *addr, size_t len)
 {
     uintptr_t page = 4096, start = (uintptr_t)addr & ~(page - 1);
     (void)madvise((void *)start, (uintptr_t)addr + len - start, MADV_POPULATE_WRITE);
+}
+
+void sl_mem_zero_lazy(void *addr, size_t len)
+{
+    uintptr_t page = 4096, a = (uintptr_t)addr, end = a + len;
+    uintptr_t lo = (a + page - 1) & ~(page - 1), hi = end & ~(page - 1);
+    if (hi <= lo || madvise((void *)lo, hi - lo, MADV_REMOVE) != 0) {
+        memset(addr, 0, len);
+        return;
+    }
+    memset(addr, 0, lo - a);
+    memset((void *)hi, 0, end - hi);
 }
 
 sl_status_t sl_random_bytes(void *buf, size_t len)

@@ -39,6 +39,11 @@ int sl_futex_wake_all(_Atomic uint32_t *word);
  * touch (madvise MADV_POPULATE_WRITE; a hint: kernels before 5.14 refuse
  * and nothing changes).  For buffers whose first use is timed traffic. */
 void sl_mem_populate(void *addr, size_t len);
+/* Zero [addr, addr + len) of a shared-memory (tmpfs) mapping without
+ * touching its whole pages: they are given back (madvise MADV_REMOVE) and
+ * read as zero when first used, so memory is spent only where it is used.
+ * Falls back to memset where the kernel refuses. */
+void sl_mem_zero_lazy(void *addr, size_t len);
 
 /* Fill buf with len bytes from the kernel's CSPRNG (getrandom). */
 sl_status_t sl_random_bytes(void *buf, size_t len);
