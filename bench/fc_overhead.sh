@@ -7,7 +7,7 @@
 # ring, data and credit regions (the paper's static+dynamic mailbox).  The
 # wire refuses a mailbox below Eq. 2's minimum 2 x SLUICE_CREDIT_SLOTS x
 # (P - 1) (credit_slots 2: 4 slots per sender); those rows print n/a.
-# "unl" is the reference: UNLIMITED slots per sender (default 1024, 64 KiB
+# "unl" is the reference: UNLIMITED slots per sender (default 512, 32 KiB
 # per sender: a 2 KiB message takes 34 slots, and neither pattern has more
 # than two in flight per pair), where credits never run out (the stall
 # column says whether they did).  "auto" is the default mailbox
@@ -31,7 +31,7 @@
 # stall % = messages the wire parked for lack of credits / messages sent,
 # over all ranks (SLUICE_STATS counters, warm-up included).
 #
-# usage: [NP="16 64 128"] [SLOTS="1 2 4 8 16 32 64"] [UNLIMITED=1024]
+# usage: [NP="16 64 128"] [SLOTS="1 2 4 8 16 32 64"] [UNLIMITED=512]
 #        [FLOWCTLS="static dynamic"] [SHORT="0 default"]
 #        [PATTERNS="alltoall mpingpong"] [BYTES=2048] [ITERS=n] [TIMEOUT=300]
 #        [KEEP=file] sh bench/fc_overhead.sh [ROUNDS (3)] [BUILD_DIR (build)]
@@ -42,7 +42,7 @@ rounds=${1:-3}
 build=${2:-build}
 nps=${NP:-16 64 128}
 slots=${SLOTS:-1 2 4 8 16 32 64}
-unl=${UNLIMITED:-1024}
+unl=${UNLIMITED:-512}
 fcs=${FLOWCTLS:-static dynamic}
 shorts=${SHORT:-0 default}
 patterns=${PATTERNS:-alltoall mpingpong}

@@ -6,7 +6,7 @@
 # "after MPI_Alltoall", per job size the median over the ranks (and the
 # largest rank) of: shared-memory mappings (mapped size, Rss, Pss),
 # other shared file mappings, private resident memory (RssAnon), VmRSS,
-# and the job's /dev/shm use per rank (statvfs during the run minus before).
+# page tables (VmPTE), and the job's /dev/shm use per rank (statvfs during the run minus before).
 # Then the start-up time: MPI_Init entry of the first rank to the barrier
 # exit of the last, the per-rank median, and the launcher's wall time.
 # Every run is time-limited (TIMEOUT s): a run that does not finish is
@@ -112,7 +112,7 @@ $5 == "timeout" || $5 == "fail" { bad[$2, $3, $4, $1] = $5; if ($1 > R) R = $1; 
 $5 == "left" { left[$2, $3] = $6 }
 END {
     n = split(names, nm, " "); k = split(nps, np, " ")
-    split("shm_size shm_rss shm_pss oth_size oth_rss oth_pss rss_anon vm_rss devshm", met, " ")
+    split("shm_size shm_rss shm_pss oth_size oth_rss oth_pss rss_anon vm_rss vm_pte devshm", met, " ")
     what["shm_size"] = "shared-memory mappings (/dev/shm, SYSV, memfd): mapped size"
     what["shm_rss"] = "shared-memory mappings: resident (Rss; pages of peers\047 segments count in every rank that touched them)"
     what["shm_pss"] = "shared-memory mappings: proportional (Pss; summed over ranks = the job\047s resident shared memory)"
@@ -121,10 +121,11 @@ END {
     what["oth_pss"] = "other shared file mappings: Pss"
     what["rss_anon"] = "private resident memory (RssAnon)"
     what["vm_rss"] = "all resident memory (VmRSS)"
+    what["vm_pte"] = "page tables (VmPTE)"
     what["devshm"] = "job\047s /dev/shm use (statvfs during the run - before) / ranks"
     for (ph = 1; ph <= 2; ph++) {
         phase = ph == 1 ? "init" : "alltoall"
-        for (x = 1; x <= 9; x++) {
+        for (x = 1; x <= 10; x++) {
             mt = met[x]
             if (mt ~ /^oth/) { any = 0; for (key in v) { split(key, kk, SUBSEP); if (kk[4] == mt && v[key] >= 65536) any = 1 } if (!any) continue }
             printf "\n# after MPI_%s: %s; MiB per rank, median over ranks (max)\n", phase == "init" ? "Init" : "Alltoall", what[mt]

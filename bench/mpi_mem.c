@@ -20,6 +20,9 @@
  *                        missed
  *              rss_anon  RssAnon of /proc/self/status (private memory)
  *              vm_rss    VmRSS (everything resident: anon, file, shmem)
+ *              vm_pte    VmPTE (the process's page tables: every page of
+ *                        a shared mapping it touched or populated costs an
+ *                        entry in every process that maps it)
  *            and "devshm PHASE bytes" (/dev/shm used, from statvfs, minus
  *            DEVSHM_BASE, the value the script read before the job).
  *   startup  each rank takes the time before MPI_Init and after its first
@@ -39,9 +42,10 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-enum { SHM_SIZE, SHM_RSS, SHM_PSS, OTH_SIZE, OTH_RSS, OTH_PSS, RSS_ANON, VM_RSS, NMETRIC };
+enum { SHM_SIZE, SHM_RSS, SHM_PSS, OTH_SIZE, OTH_RSS, OTH_PSS, RSS_ANON, VM_RSS, VM_PTE, NMETRIC };
 static const char *metric_name[NMETRIC] = {"shm_size", "shm_rss",  "shm_pss", "oth_size",
-                                           "oth_rss",  "oth_pss",  "rss_anon", "vm_rss"};
+                                           "oth_rss",  "oth_pss",  "rss_anon", "vm_rss",
+                                           "vm_pte"};
 
 static double now_us(void)
 {
@@ -106,6 +110,7 @@ static void read_status(double *m)
     while (fgets(line, sizeof line, f)) {
         if (sscanf(line, "RssAnon: %lu kB", &kb) == 1) m[RSS_ANON] = kb * 1024.0;
         else if (sscanf(line, "VmRSS: %lu kB", &kb) == 1) m[VM_RSS] = kb * 1024.0;
+        else if (sscanf(line, "VmPTE: %lu kB", &kb) == 1) m[VM_PTE] = kb * 1024.0;
     }
     fclose(f);
 }
