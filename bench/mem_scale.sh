@@ -54,7 +54,7 @@ run() { # name np mode
 }
 now_ns() { date +%s%N; }
 {
-    echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null), $(nproc) CPUs, bound: $bind, $rounds round(s), timeout ${limit}s per run"
+    echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null), $(nproc) CPUs, bound: $bind, $rounds round(s), at most ${limit}s per run"
     echo "# sluice: SLUICE_FLOWCTL=static, sluice-dyn: SLUICE_FLOWCTL=dynamic; settings the library reads:"
     if [ -x "$build/bin/sluice_info" ]; then
         if "$build/bin/sluice_info" --settings 2>/dev/null | grep -q SLUICE_FLOWCTL; then
