@@ -4,10 +4,12 @@
 #include "util/param.h"
 #include "wire/wire_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +101,49 @@ void shm_populate_peer(wire_t *w, wire_peer_t *p)
     shm_populate(p->hdr, p->hdr->ring_off, (size_t)w->layout.slots * SHM_SLOT);
 }
 
+/* Is the segment at path one of ours whose creator has died?  Its header
+ * names the creator (magic and pid sit at the same offsets in every
+ * version); a live or unknown creator, another user's file or a header
+ * not written yet keep it. */
+static bool shm_is_stale(const char *path)
+{
+    int fd = shm_open(path, O_RDONLY | O_NONBLOCK, 0);
+    if (fd < 0) return false;
+    struct stat sb;
+    uint64_t magic = 0;
+    uint32_t pid = 0;
+    bool stale = fstat(fd, &sb) == 0 && sb.st_uid == geteuid() &&
+                 pread(fd, &magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+                 magic == SHM_MAGIC &&
+                 pread(fd, &pid, sizeof pid, offsetof(shm_hdr_t, pid)) == (ssize_t)sizeof pid &&
+                 pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    close(fd);
+    return stale;
+}
+
+/* Segments whose creator died before unlinking them: a job killed during
+ * start-up under a launcher that does not clean /dev/shm (sluicerun does;
+ * Open MPI's mpirun, srun or a SIGKILLed launcher do not).  The next job's
+ * rank 0 removes them, so they do not pile up. */
+void shm_sweep_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[300];
+        if (strncmp(e->d_name, "sluice-", 7) != 0) continue;
+        snprintf(path, sizeof path, "/%s", e->d_name);
+        if (shm_is_stale(path) && shm_unlink(path) == 0)
+            sl_log_debug("wire: removed %s, left by a process that died", e->d_name);
+    }
+    closedir(d);
+}
+
 sl_status_t shm_create(wire_t *w)
 {
     const boot_info_t *bi = boot_get_info(w->boot);
+    if (w->rank == 0) shm_sweep_stale();
     long chans, chunk;
     if (sl_param_int(SL_PARAM_STAGE_CHANNELS, &chans) || sl_param_int(SL_PARAM_STAGE_CHUNK, &chunk))
         return SL_ERR_CONFIG;

@@ -251,6 +251,9 @@ typedef struct shm_plan {
 void shm_plan(int size, uint32_t slots, uint32_t fb_cells, uint32_t chans, uint32_t chunk,
               shm_plan_t *out);
 sl_status_t shm_create(wire_t *w);
+/* Remove /dev/shm segments whose creator died before unlinking them (rank
+ * 0 calls it at set-up). */
+void shm_sweep_stale(void);
 /* Map peer p's ring in our page tables now, once (under p's lock after
  * set-up).  At set-up for jobs of up to SHM_POPULATE_ALL ranks, else at the
  * first send to it. */
