@@ -62,21 +62,31 @@
  * by V). */
 enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
 
-/* Input VC, the part read when a head arrives, at VC allocation and when a
- * flit crosses.  The front packet is cached here; packets behind it are in
- * the VC's ring (entries pkt * 64 + len, head arrival cycle).  What every
- * flit and credit touches lives in small per-VC and per-port arrays of
- * struct sim_fl instead, which stay in cache (see "Speed" above). */
-struct fl_ivc {
-    int32_t fpkt;           /* front packet, -1 none */
-    int32_t ov;             /* allocated/routed output VC (global index), -1 not routed */
-    int32_t op;             /* its output port (global index) */
-    int32_t va_ready;       /* cycle the front head may allocate */
-    int32_t wnext;          /* next VC waiting for the same output VC */
-    uint16_t ve_head, ve_n; /* ring of packets behind the front */
-    uint8_t flen, fsent;    /* front packet length, flits forwarded */
-    uint8_t pad[6];
+/* Input VC, what a flit crossing the switch reads: the front packet and
+ * its route.  8 bytes, so that a port's VCs share a cache line and the
+ * array (1 MB at 5,256 nodes) mostly stays in cache. */
+struct fl_front {
+    int32_t pkt;            /* front packet, -1 none */
+    uint8_t sent, len;      /* flits of it forwarded, its length */
+    uint8_t oport;          /* routed output port (router-local) */
+    uint8_t ovc;            /* routed output VC, FL_UNROUTED none */
 };
+#define FL_UNROUTED 0xff
+
+/* Input VC, the part read only when a head arrives, at VC allocation and
+ * when a tail leaves.  Packets behind the front are in the VC's ring
+ * (entries pkt * 64 + len, head arrival cycle).  What every flit and
+ * credit touches lives in small per-VC and per-port arrays of struct
+ * sim_fl instead, which stay in cache (see "Speed" above). */
+struct fl_ivc {
+    int32_t va_ready;       /* cycle the front head may allocate */
+    int32_t wnext;          /* next VC waiting for the same output VC (FL_ID) */
+    uint16_t ve_head, ve_n; /* ring of packets behind the front */
+};
+
+/* Input VCs in owner and waiter lists are named by global port * 8 + VC:
+ * port and VC then come out without a division by V. */
+#define FL_ID(ipi, vc) ((ipi) * 8 + (vc))
 
 struct fl_ent {
     int32_t pklen, arr;
@@ -85,7 +95,7 @@ struct fl_ent {
 /* Output VC, the part read at VC allocation and when a tail leaves (its
  * credits are in sim_fl.cred). */
 struct fl_ovc {
-    int32_t owner;          /* owning input VC (global index), -1 free */
+    int32_t owner;          /* owning input VC (FL_ID), -1 free */
     int32_t whead;          /* input VCs of this router waiting for it, -1 none */
 };
 
@@ -113,6 +123,7 @@ struct fl_node {
 
 struct sim_fl {
     int B, RB;                  /* VC buffer depth, ring entries per VC */
+    struct fl_front *fr;        /* per input VC */
     struct fl_ivc *ivc;         /* per input VC */
     struct fl_ent *ring;        /* per input VC, RB entries */
     struct fl_ovc *ovc;         /* per output VC */
@@ -125,7 +136,6 @@ struct sim_fl {
     struct fl_port *port;       /* per (router, port) */
     uint16_t *vq_n;             /* per input VC: flits present */
     uint16_t *cred;             /* per output VC: credits for the downstream VC */
-    uint8_t *omap;              /* per input VC: its routed output port (router-local) */
     int32_t *onext;             /* per output port: first cycle its link is free */
     uint8_t *act;               /* per input port: VCs whose front packet owns its output VC */
     uint8_t *cblk;              /* per input port: active VCs whose output VC has no credit */
@@ -159,13 +169,13 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
 {
     size_t np = (size_t)net->R * net->P, nv = np * net->V;
     int p = net->cfg.p;
+    f->fr = sim_fl_calloc(nv, sizeof(*f->fr), ok);
     f->ivc = sim_fl_calloc(nv, sizeof(*f->ivc), ok);
     f->ring = sim_fl_calloc(nv * f->RB, sizeof(*f->ring), ok);
     f->ovc = sim_fl_calloc(nv, sizeof(*f->ovc), ok);
     f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
     f->vq_n = sim_fl_calloc(nv, sizeof(*f->vq_n), ok);
     f->cred = sim_fl_calloc(nv, sizeof(*f->cred), ok);
-    f->omap = sim_fl_calloc(nv, 1, ok);
     f->onext = sim_fl_calloc(np, sizeof(*f->onext), ok);
     f->act = sim_fl_calloc(np, 1, ok);
     f->cblk = sim_fl_calloc(np, 1, ok);
@@ -188,8 +198,8 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     for (size_t iv = 0; f->va_cand && iv < nv; iv++)
         f->va_cand[iv] = -1;
     for (size_t iv = 0; iv < nv; iv++) {
-        f->ivc[iv].fpkt = -1;
-        f->ivc[iv].ov = -1;
+        f->fr[iv].pkt = -1;
+        f->fr[iv].ovc = FL_UNROUTED;
         f->ivc[iv].wnext = -1;
         f->cred[iv] = (uint16_t)net->out_cred[iv];
         f->ovc[iv].owner = -1;
@@ -264,7 +274,7 @@ void sim_flit_free(struct sim_net *net)
     if (!f)
         return;
     flw_free(&f->wheel);
-    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->omap, f->onext,
+    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->fr, f->onext,
                      f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
                      f->va_need, f->nd, f->ej, f->va_rr, f->va_cand, f->va_key, f->va_touch,
@@ -364,10 +374,11 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
     }
     if (FL_HEAD(code)) {
         int pkt = FL_PKT(code), len = FL_HLEN(code);
-        if (q->fpkt < 0) {
-            q->fpkt = pkt;
-            q->flen = (uint8_t)len;
-            q->fsent = 0;
+        struct fl_front *fr = &f->fr[iv];
+        if (fr->pkt < 0) {
+            fr->pkt = pkt;
+            fr->len = (uint8_t)len;
+            fr->sent = 0;
         } else {
             int k = q->ve_head + q->ve_n;
             if (k >= f->RB)
@@ -389,10 +400,10 @@ static void sim_fl_credit_arrive(struct sim_net *net, int oip, int vc)
     int ov = oip * net->V + vc;
     net->out_occ[oip]--;
     if (++f->cred[ov] == 1 && f->ovc[ov].owner >= 0) { /* the owner was blocked on credits */
-        int w = f->ovc[ov].owner, wp = w / net->V;
-        unsigned bit = 1u << (w - wp * net->V);
+        int w = f->ovc[ov].owner, wp = w >> 3;
+        unsigned bit = 1u << (w & 7);
         f->cblk[wp] &= (uint8_t)~bit;
-        if (f->vq_n[w] > 0)
+        if (f->vq_n[wp * net->V + (w & 7)] > 0)
             sim_fl_set(f->sw_mask, f->sw_ports, wp, bit);
     }
 }
@@ -421,8 +432,10 @@ static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct fl
     case EVF_RFLIT: {
         int iv = (target >> 3) * net->V + (target & 7);
         __builtin_prefetch(&f->vq_n[iv], 1);
-        if (FL_HEAD(e->b))
+        if (FL_HEAD(e->b)) {
             __builtin_prefetch(&f->ivc[iv], 1);
+            __builtin_prefetch(&f->fr[iv], 1);
+        }
         break;
     }
     case EVF_NFLIT:
@@ -534,15 +547,40 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
 
 /* ---- routing, VC allocation, switch allocation ---- */
 
-/* Input VC iv (port ipi, VC vc) takes its routed output VC. */
-static inline void sim_fl_va_grant(struct sim_fl *f, int r, int ipi, int vc, int iv)
+/* Hop counters of a packet routed to output o.  Counted when the route is
+ * chosen rather than when the head crosses: nothing reads them in between
+ * (the next route is chosen after the crossing), and the crossing then
+ * needs the packet record only for FECN. */
+static void sim_fl_count_hop(const struct sim_net *net, struct sim_pkt *pk, int o)
 {
-    struct fl_ivc *q = &f->ivc[iv];
-    f->ovc[q->ov].owner = iv;
+    pk->hops++;
+    if (o >= net->cfg.p) {
+        pk->rhops++;
+        if (o >= net->cfg.p + net->cfg.a - 1)
+            pk->ghops++;
+    }
+}
+
+/* FECN: the head of pk crossing towards output VC ov is marked from the
+ * remote queue's occupancy (cred credits left). */
+static void sim_fl_fecn_mark(struct sim_net *net, struct sim_pkt *pk, int ov, int cred)
+{
+    if (pk->flags & PF_CTRL)
+        return;
+    double cap = net->out_cap[ov], fr = (cap - cred) / cap;
+    double prob = (fr - 0.5) * 2.0 * net->cfg.fecn_mult;
+    if (fr > 0.5 && (prob >= 1.0 || sim_rand01(net) < prob))
+        pk->flags |= PF_FECN;
+}
+
+/* Input VC iv (port ipi, VC vc) takes its routed output VC. */
+static inline void sim_fl_va_grant(struct sim_fl *f, int r, int ipi, int vc, int ov)
+{
+    f->ovc[ov].owner = FL_ID(ipi, vc);
     f->act[ipi] |= (uint8_t)(1u << vc);
     sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
     f->va_need[r]--;
-    if (f->cred[q->ov] > 0)
+    if (f->cred[ov] > 0)
         sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
     else
         f->cblk[ipi] |= (uint8_t)(1u << vc);
@@ -574,62 +612,84 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
             struct fl_ivc *q = &f->ivc[iv];
             if (t < q->va_ready)
                 continue; /* routing + allocation pipeline */
-            if (q->ov < 0) {
+            struct fl_front *fr = &f->fr[iv];
+            if (fr->ovc == FL_UNROUTED) {
                 int out, ovc;
-                sim_route(net, r, port, &net->pkt[q->fpkt], &out, &ovc);
-                q->op = r * P + out;
-                q->ov = q->op * V + ovc;
-                f->omap[iv] = (uint8_t)out;
+                struct sim_pkt *pk = &net->pkt[fr->pkt];
+                sim_route(net, r, port, pk, &out, &ovc);
+                sim_fl_count_hop(net, pk, out);
+                fr->oport = (uint8_t)out;
+                fr->ovc = (uint8_t)ovc;
             }
-            struct fl_ovc *oc = &f->ovc[q->ov];
+            int ov = (r * P + fr->oport) * V + fr->ovc;
+            struct fl_ovc *oc = &f->ovc[ov];
             if (oc->owner >= 0) {
                 /* Wait off the mask until the owner's tail releases it:
                  * retrying every cycle would fail the same way. */
                 sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
                 f->va_need[r]--;
                 q->wnext = oc->whead;
-                oc->whead = iv;
+                oc->whead = FL_ID(ipi, vc);
                 continue;
             }
             if (f->va_rr) {
-                int key = iv - r * P * V - f->va_rr[q->ov];
+                int key = iv - r * P * V - f->va_rr[ov];
                 if (key < 0)
                     key += P * V;
-                if (f->va_cand[q->ov] < 0) {
-                    f->va_touch[ntouch++] = q->ov;
-                } else if (key >= f->va_key[q->ov]) {
+                if (f->va_cand[ov] < 0) {
+                    f->va_touch[ntouch++] = ov;
+                } else if (key >= f->va_key[ov]) {
                     continue;
                 }
-                f->va_cand[q->ov] = iv;
-                f->va_key[q->ov] = key;
+                f->va_cand[ov] = iv;
+                f->va_key[ov] = key;
                 continue;
             }
-            sim_fl_va_grant(f, r, ipi, vc, iv);
+            sim_fl_va_grant(f, r, ipi, vc, ov);
         }
     }
     for (int i = 0; i < ntouch; i++) { /* --va rr: grant the winners */
         int ov = f->va_touch[i], iv = f->va_cand[ov], loc = iv - r * P * V;
         f->va_cand[ov] = -1;
         f->va_rr[ov] = loc + 1 == P * V ? 0 : loc + 1;
-        sim_fl_va_grant(f, r, iv / V, iv % V, iv);
+        sim_fl_va_grant(f, r, iv / V, iv % V, ov);
     }
 }
 
-/* The head flit of pk crosses towards output o, VC ov: FECN marking from
- * the remote queue's occupancy, and hop counters. */
-static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov, int cred)
+/* The tail of input VC iv's front packet has crossed: free output VC ov
+ * (its waiters try again next cycle) and bring the next packet to the
+ * front. */
+static void sim_fl_tail_leaves(struct sim_net *net, int r, int ipi, int vc, int iv, int ov)
 {
-    if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
-        double cap = net->out_cap[ov], fr = (cap - cred) / cap;
-        double prob = (fr - 0.5) * 2.0 * net->cfg.fecn_mult;
-        if (fr > 0.5 && (prob >= 1.0 || sim_rand01(net) < prob))
-            pk->flags |= PF_FECN;
+    struct sim_fl *f = net->fl;
+    struct fl_ovc *oc = &f->ovc[ov];
+    struct fl_ivc *q = &f->ivc[iv];
+    struct fl_front *fr = &f->fr[iv];
+    uint8_t bit = (uint8_t)(1u << vc);
+    oc->owner = -1;
+    for (int w = oc->whead; w >= 0;) {
+        int wiv = (w >> 3) * net->V + (w & 7), next = f->ivc[wiv].wnext;
+        sim_fl_set(f->va_mask, f->va_ports, w >> 3, 1u << (w & 7));
+        f->va_need[r]++;
+        f->ivc[wiv].wnext = -1;
+        w = next;
     }
-    pk->hops++;
-    if (o >= net->cfg.p) {
-        pk->rhops++;
-        if (o >= net->cfg.p + net->cfg.a - 1)
-            pk->ghops++;
+    oc->whead = -1;
+    f->act[ipi] &= (uint8_t)~bit;
+    fr->ovc = FL_UNROUTED;
+    if (q->ve_n > 0) { /* the next packet's head is now in front */
+        const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
+        fr->pkt = e->pklen >> 6;
+        fr->len = (uint8_t)(e->pklen & 63);
+        fr->sent = 0;
+        if (++q->ve_head == f->RB)
+            q->ve_head = 0;
+        q->ve_n--;
+        sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
+        f->va_need[r]++;
+        q->va_ready = e->arr + net->cfg.router_delay;
+    } else {
+        fr->pkt = -1;
     }
 }
 
@@ -638,19 +698,16 @@ static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, 
 static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int vc, int iv)
 {
     struct sim_fl *f = net->fl;
-    struct fl_ivc *q = &f->ivc[iv];
-    int V = net->V, ov = q->ov, oip = q->op, ovc = ov - oip * V;
+    struct fl_front *fr = &f->fr[iv];
+    int V = net->V, oip = r * net->P + fr->oport, ovc = fr->ovc, ov = oip * V + ovc;
     uint8_t bit = (uint8_t)(1u << vc);
-    int pkt = q->fpkt, i = q->fsent, tail = i == q->flen - 1;
-    int code = FL_CODE(pkt, i, tail, q->flen);
+    int pkt = fr->pkt, i = fr->sent, tail = i == fr->len - 1;
+    int code = FL_CODE(pkt, i, tail, fr->len);
     assert(f->cred[ov] > 0 && f->vq_n[iv] > 0 && (f->act[ipi] & bit) && !(f->cblk[ipi] & bit));
-    q->fsent++;
+    fr->sent++;
     int left = --f->vq_n[iv];
-    if (i == 0) {
-        sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, f->cred[ov]);
-        if (q->ve_n > 0) /* the next packet's entry is read when this tail leaves */
-            __builtin_prefetch(&f->ring[(size_t)iv * f->RB + q->ve_head], 0);
-    }
+    if (i == 0 && net->cfg.cc == SIM_CC_FECN)
+        sim_fl_fecn_mark(net, &net->pkt[pkt], ov, f->cred[ov]);
     int cr = --f->cred[ov];
     net->out_occ[oip]++;
     /* Output queue: the flit leaves one cycle after the previous one. */
@@ -664,34 +721,8 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
         sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
     if (cr == 0 && !tail)
         f->cblk[ipi] |= bit;
-    if (tail) {
-        struct fl_ovc *oc = &f->ovc[ov];
-        oc->owner = -1;
-        for (int w = oc->whead; w >= 0;) { /* waiters try again next cycle */
-            int next = f->ivc[w].wnext, wp = w / V;
-            sim_fl_set(f->va_mask, f->va_ports, wp, 1u << (w - wp * V));
-            f->va_need[r]++;
-            f->ivc[w].wnext = -1;
-            w = next;
-        }
-        oc->whead = -1;
-        f->act[ipi] &= (uint8_t)~bit;
-        q->ov = -1;
-        if (q->ve_n > 0) { /* the next packet's head is now in front */
-            const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
-            q->fpkt = e->pklen >> 6;
-            q->flen = (uint8_t)(e->pklen & 63);
-            q->fsent = 0;
-            if (++q->ve_head == f->RB)
-                q->ve_head = 0;
-            q->ve_n--;
-            sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
-            f->va_need[r]++;
-            q->va_ready = e->arr + net->cfg.router_delay;
-        } else {
-            q->fpkt = -1;
-        }
-    }
+    if (tail)
+        sim_fl_tail_leaves(net, r, ipi, vc, iv, ov);
     /* Credit back upstream over the same link. */
     const struct fl_port *ipt = &f->port[ipi];
     sim_fl_push_ev(f, t, t + ipt->lat, ipt->up_ev + 4 * vc, 0);
@@ -715,7 +746,7 @@ static void sim_fl_switch_rr(struct sim_net *net, int64_t t, int r)
         uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]];
         if (!sq)
             continue;
-        int vc = (int)(sq & 15) - 1, o = f->omap[ipi * V + vc];
+        int vc = (int)(sq & 15) - 1, o = f->fr[ipi * V + vc].oport;
         int k = port - f->sa_ptr[r * P + o];
         if (k < 0)
             k += P;
@@ -756,7 +787,7 @@ static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int start)
         for (uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]]; sq; sq >>= 4) {
             int vc = (int)(sq & 15) - 1;
             int iv = ipi * V + vc;
-            uint64_t ob = 1ull << f->omap[iv];
+            uint64_t ob = 1ull << f->fr[iv].oport;
             if (used & ob)
                 continue;
             used |= ob;
@@ -802,6 +833,8 @@ static void sim_fl_prefetch_router(const struct sim_net *net, int r)
         /* Every candidate: a port sends from a different VC in each
          * sub-cycle as its round robin moves on. */
         for (unsigned m = f->sw_mask[ipi] | f->va_mask[ipi]; m; m &= m - 1)
+            __builtin_prefetch(&f->fr[ipi * V + __builtin_ctz(m)], 1);
+        for (unsigned m = f->va_mask[ipi]; m; m &= m - 1)
             __builtin_prefetch(&f->ivc[ipi * V + __builtin_ctz(m)], 1);
     }
 }
@@ -814,9 +847,9 @@ static void sim_fl_prefetch_route(const struct sim_net *net, int r)
     for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, 0); pb; pb &= pb - 1) {
         int ipi = r * P + __builtin_ctzll(pb);
         for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
-            const struct fl_ivc *q = &f->ivc[ipi * V + __builtin_ctz(m)];
-            if (q->ov < 0)
-                __builtin_prefetch(&net->pkt[q->fpkt], 1);
+            const struct fl_front *fr = &f->fr[ipi * V + __builtin_ctz(m)];
+            if (fr->ovc == FL_UNROUTED)
+                __builtin_prefetch(&net->pkt[fr->pkt], 1);
         }
     }
 }
@@ -890,10 +923,11 @@ int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
     const struct fl_ivc *q = &f->ivc[iv];
+    const struct fl_front *fr = &f->fr[iv];
     int n = 0, left = f->vq_n[iv];
-    if (q->fpkt >= 0)
-        for (int i = q->fsent; i < q->flen && n < max && left > 0; i++, left--)
-            out[n++] = q->fpkt;
+    if (fr->pkt >= 0)
+        for (int i = fr->sent; i < fr->len && n < max && left > 0; i++, left--)
+            out[n++] = fr->pkt;
     for (int k = 0; k < q->ve_n; k++) {
         const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + (q->ve_head + k) % f->RB];
         for (int i = 0; i < (e->pklen & 63) && n < max && left > 0; i++, left--)
