@@ -35,8 +35,8 @@
  *    outputs it used in a sub-cycle in a local bitmask.  (On this VM a
  *    random load beyond about 4 MB of data costs 100-170 ns.)
  *  - Counters that only the invariant checker needs (flits on wires or in
- *    output queues, credits in flight) are kept only when checking;
- *    sim_flit_sync() copies the engine's own counters for the checker.
+ *    output queues, credits in flight) are not kept: sim_flit_sync()
+ *    recounts them from the wheel and copies the engine's own counters.
  * The decisions, their order and the random draws are those of the
  * original cycle-by-cycle scan: results are bit-identical for a seed.
  */
@@ -150,10 +150,10 @@ struct sim_fl {
     int32_t *va_need;           /* per router: VCs awaiting VA */
     struct fl_node *nd;         /* per node */
     int32_t *ej;                /* per node ejection ring of flit codes */
-    struct flw wheel;           /* flits and credits on links */
+    struct flw wheel;           /* flits on links and in output queues */
+    struct flw cwheel;          /* credits on links */
     int64_t horizon;            /* longest delay of a wheel event */
     double sacc;                /* speedup accumulator */
-    int track;                  /* keep the checker's counters (cfg.check) */
     struct sim_net *net;
 };
 
@@ -228,7 +228,6 @@ int sim_flit_init(struct sim_net *net)
         return SIM_ERR_NOMEM;
     net->fl = f;
     f->net = net;
-    f->track = net->cfg.check;
     f->B = net->cfg.buf_flits > net->cfg.eject_buf ? net->cfg.buf_flits : net->cfg.eject_buf;
     if (net->cfg.lat_term < 1 || net->cfg.lat_local < 1 || net->cfg.lat_global < 1 ||
         net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
@@ -251,7 +250,8 @@ int sim_flit_init(struct sim_net *net)
     /* Longest delay of a wheel event: a full output queue (all VCs'
      * credits) plus the link. */
     f->horizon = (int64_t)net->V * f->B + 64 + 2;
-    if (flw_init(&f->wheel, f->horizon) != 0 || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
+    if (flw_init(&f->wheel, f->horizon) != 0 || flw_init(&f->cwheel, 64 + 2) != 0 ||
+        sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
     int N = net->N;
     f->nd = sim_fl_calloc((size_t)N, sizeof(*f->nd), &ok);
@@ -274,6 +274,7 @@ void sim_flit_free(struct sim_net *net)
     if (!f)
         return;
     flw_free(&f->wheel);
+    flw_free(&f->cwheel);
     void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->fr, f->onext,
                      f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
@@ -287,9 +288,9 @@ void sim_flit_free(struct sim_net *net)
 
 /* ---- the timing wheel of flits and credits on links ---- */
 
-/* Checker bookkeeping (only with cfg.check): the event word a adds or
- * removes a flit on a wire or in an output queue (counted at the sending
- * output VC, or the node's injection link) or a credit in flight. */
+/* Checker bookkeeping: the wheel event word a is a flit on a wire or in
+ * an output queue (counted at the sending output VC, or the node's
+ * injection link) or a credit in flight. */
 static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
 {
     const struct sim_fl *f = net->fl;
@@ -309,21 +310,21 @@ static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
     }
 }
 
-/* Put a flit or credit on a link: it arrives in cycle at. */
-static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
-                                  int32_t code)
+/* Put a flit on a link: it arrives in cycle at. */
+static inline void sim_fl_push_flit(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
+                                    int32_t code)
 {
     assert(at > now && at - now <= f->horizon);
     (void)now;
-    if (__builtin_expect(f->track, 0))
-        sim_fl_count_ev(f->net, a, 1);
     flw_put(&f->wheel, at, a, code);
 }
 
-static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
-                               int32_t target, int32_t code)
+/* Put a credit on a link (links are at most 63 cycles long). */
+static inline void sim_fl_push_cred(struct sim_fl *f, int64_t now, int64_t at, int32_t a)
 {
-    sim_fl_push_ev(f, now, at, target * 4 + kind, code);
+    assert(at > now && at - now <= 64);
+    (void)now;
+    flw_put(&f->cwheel, at, a, 0);
 }
 
 /* ---- request masks: per input port a byte of VCs, and per router a
@@ -424,63 +425,85 @@ static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
 /* Deliveries go to random places in the network: prefetch the record an
  * event will touch a few events ahead. */
 #define FL_PREFETCH_AHEAD 12
-static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct flw_ev *e)
+static inline void sim_fl_prefetch_flit(const struct sim_net *net, const struct flw_ev *e)
 {
     const struct sim_fl *f = net->fl;
     int32_t target = e->a >> 2;
-    switch (e->a & 3) {
-    case EVF_RFLIT: {
+    if ((e->a & 3) == EVF_RFLIT) {
         int iv = (target >> 3) * net->V + (target & 7);
         __builtin_prefetch(&f->vq_n[iv], 1);
         if (FL_HEAD(e->b)) {
             __builtin_prefetch(&f->ivc[iv], 1);
             __builtin_prefetch(&f->fr[iv], 1);
         }
-        break;
-    }
-    case EVF_NFLIT:
+    } else {
         __builtin_prefetch(&f->nd[target], 1);
         if (FL_HEAD(e->b))
             __builtin_prefetch(&net->pkt[FL_PKT(e->b)], 0);
-        break;
-    case EVF_RCRED:
+    }
+}
+
+static inline void sim_fl_prefetch_cred(const struct sim_net *net, const struct flw_ev *e)
+{
+    const struct sim_fl *f = net->fl;
+    int32_t target = e->a >> 2;
+    if ((e->a & 3) == EVF_RCRED) {
         __builtin_prefetch(&f->cred[(target >> 3) * net->V + (target & 7)], 1);
         __builtin_prefetch(&net->out_occ[target >> 3], 1);
-        break;
-    default: __builtin_prefetch(&f->nd[target], 1); break;
+    } else {
+        __builtin_prefetch(&f->nd[target], 1);
     }
 }
 
-static void sim_fl_deliver(struct sim_net *net, int64_t t, int32_t a, int32_t code)
+static inline void sim_fl_deliver_flit(struct sim_net *net, int64_t t, int32_t a, int32_t code)
 {
     int32_t target = a >> 2;
-    if (__builtin_expect(net->fl->track, 0))
-        sim_fl_count_ev(net, a, -1);
-    switch (a & 3) {
-    case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, code, (int32_t)t); break;
-    case EVF_NFLIT: sim_fl_node_receive(net, t, target, code); break;
-    case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
-    default: net->fl->nd[target].inj_cred++; break;
-    }
+    if ((a & 3) == EVF_RFLIT)
+        sim_fl_vq_push(net, target >> 3, target & 7, code, (int32_t)t);
+    else
+        sim_fl_node_receive(net, t, target, code);
 }
 
-/* Deliver everything that arrives in cycle t, chunk by chunk, each chunk
- * going back to the free list as soon as it is done. */
-static void sim_fl_bucket_run(struct sim_net *net, int64_t t)
+static inline void sim_fl_deliver_cred(struct sim_net *net, int32_t a)
 {
-    struct flw *w = &net->fl->wheel;
+    int32_t target = a >> 2;
+    if ((a & 3) == EVF_RCRED)
+        sim_fl_credit_arrive(net, target >> 3, target & 7);
+    else
+        net->fl->nd[target].inj_cred++;
+}
+
+/* Deliver everything of wheel w (flits, or credits if cred) that arrives
+ * in cycle t, chunk by chunk, each chunk going back to the free list as
+ * soon as it is done.  Flits and credits have wheels of their own so that
+ * the kind of an event is nearly always the predicted one. */
+static inline __attribute__((always_inline)) void
+sim_fl_bucket_run(struct sim_net *net, struct flw *w, int64_t t, int cred)
+{
     struct flw_chunk *c = flw_take(w, t);
-    for (int i = 0; c && i < c->n && i < FL_PREFETCH_AHEAD; i++)
-        sim_fl_prefetch_ev(net, &c->ev[i]);
+    for (int i = 0; c && i < c->n && i < FL_PREFETCH_AHEAD; i++) {
+        if (cred)
+            sim_fl_prefetch_cred(net, &c->ev[i]);
+        else
+            sim_fl_prefetch_flit(net, &c->ev[i]);
+    }
     while (c) {
         struct flw_chunk *next = c->next;
         for (int i = 0; i < c->n; i++) {
             int k = i + FL_PREFETCH_AHEAD;
+            const struct flw_ev *pe = NULL;
             if (k < c->n)
-                sim_fl_prefetch_ev(net, &c->ev[k]);
+                pe = &c->ev[k];
             else if (next && k - c->n < next->n)
-                sim_fl_prefetch_ev(net, &next->ev[k - c->n]);
-            sim_fl_deliver(net, t, c->ev[i].a, c->ev[i].b);
+                pe = &next->ev[k - c->n];
+            if (pe && cred)
+                sim_fl_prefetch_cred(net, pe);
+            else if (pe)
+                sim_fl_prefetch_flit(net, pe);
+            if (cred)
+                sim_fl_deliver_cred(net, c->ev[i].a);
+            else
+                sim_fl_deliver_flit(net, t, c->ev[i].a, c->ev[i].b);
         }
         flw_chunk_put(w, c);
         c = next;
@@ -509,7 +532,7 @@ static void sim_fl_node_inject(struct sim_net *net, int64_t t, int n)
     }
     if (fn->inj_pkt >= 0 && fn->inj_cred > 0) {
         int pkt = fn->inj_pkt, len = fn->inj_len, i = fn->inj_idx;
-        sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RFLIT, fn->term,
+        sim_fl_push_flit(f, t, t + net->cfg.lat_term, fn->term * 4 + EVF_RFLIT,
                     FL_CODE(pkt, i, i == len - 1, len));
         fn->inj_cred--;
         if (++fn->inj_idx == len)
@@ -534,7 +557,7 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
     fn->ej_n--;
     /* The ejection credit goes back to the router's terminal output,
      * whose index equals that of the terminal input (fn->term). */
-    sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RCRED, fn->term, 0);
+    sim_fl_push_cred(f, t, t + net->cfg.lat_term, fn->term * 4 + EVF_RCRED);
     fn->ej_part++;
     if (FL_TAIL(code)) {
         fn->ej_part = 0;
@@ -714,7 +737,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
     const struct fl_port *op = &f->port[oip];
     int64_t d = t + 1 > f->onext[oip] ? t + 1 : f->onext[oip];
     f->onext[oip] = (int32_t)(d + 1);
-    sim_fl_push_ev(f, t, d + op->lat, op->down_ev + 4 * ovc, code);
+    sim_fl_push_flit(f, t, d + op->lat, op->down_ev + 4 * ovc, code);
     /* The VC leaves the switch requests if it is empty, out of credits
      * (then it is re-armed by a credit), or its packet is done. */
     if (left == 0 || cr == 0 || tail)
@@ -725,7 +748,7 @@ static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int 
         sim_fl_tail_leaves(net, r, ipi, vc, iv, ov);
     /* Credit back upstream over the same link. */
     const struct fl_port *ipt = &f->port[ipi];
-    sim_fl_push_ev(f, t, t + ipt->lat, ipt->up_ev + 4 * vc, 0);
+    sim_fl_push_cred(f, t, t + ipt->lat, ipt->up_ev + 4 * vc);
 }
 
 /* One switch sub-cycle: each input offers one flit (round robin over its
@@ -857,7 +880,8 @@ static void sim_fl_prefetch_route(const struct sim_net *net, int r)
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
-    sim_fl_bucket_run(net, t);
+    sim_fl_bucket_run(net, &f->wheel, t, 0);
+    sim_fl_bucket_run(net, &f->cwheel, t, 1);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
             sim_fl_generate(net, t, n);
@@ -900,10 +924,16 @@ int64_t sim_flit_outside(const struct sim_net *net)
     return x;
 }
 
+static void sim_fl_count_one(void *arg, const struct flw_ev *e)
+{
+    sim_fl_count_ev(arg, e->a, 1);
+}
+
 /* Copy the flit engine's own counters into the shared arrays that the
  * invariant checker and the census read (credits, flits buffered, node
- * credits and ejection buffers).  Flits on wires or in output queues and
- * credits in flight are kept there directly when checking (f->track). */
+ * credits and ejection buffers), and recount from the wheel the flits on
+ * wires or in output queues and the credits in flight (the engine keeps
+ * no such counters: that would cost every flit a check). */
 void sim_flit_sync(const struct sim_net *net)
 {
     const struct sim_fl *f = net->fl;
@@ -911,11 +941,15 @@ void sim_flit_sync(const struct sim_net *net)
     for (size_t iv = 0; iv < nv; iv++) {
         net->in_flits[iv] = f->vq_n[iv];
         net->out_cred[iv] = f->cred[iv];
+        net->out_fwd[iv] = net->out_ret[iv] = 0;
     }
     for (int n = 0; n < net->N; n++) {
         net->node[n].inj_cred = f->nd[n].inj_cred;
         net->node[n].ej_flits = f->nd[n].ej_n;
+        net->node[n].inj_fwd = net->node[n].inj_ret = 0;
     }
+    flw_each(&f->wheel, sim_fl_count_one, (void *)net);
+    flw_each(&f->cwheel, sim_fl_count_one, (void *)net);
 }
 
 /* Diagnostics: packet ids of up to max flits of input VC iv, front first. */
