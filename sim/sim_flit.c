@@ -718,7 +718,8 @@ static void sim_fl_tail_leaves(struct sim_net *net, int r, int ipi, int vc, int 
 
 /* Move the front flit of input VC iv (port ipi of router r, VC vc)
  * across the switch to its output queue, and return its credit. */
-static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int vc, int iv)
+static inline __attribute__((always_inline)) void
+sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int vc, int iv)
 {
     struct sim_fl *f = net->fl;
     struct fl_front *fr = &f->fr[iv];
