@@ -62,27 +62,25 @@
  * by V). */
 enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
 
-/* Input VC, what a flit crossing the switch reads: the front packet and
- * its route.  8 bytes, so that a port's VCs share a cache line and the
- * array (1 MB at 5,256 nodes) mostly stays in cache. */
+/* Input VC: the front packet, its route and VA state, and the ring of
+ * packets behind it (entries pkt * 64 + len, head arrival cycle).  16
+ * bytes, read when a flit crosses (prefetched four routers ahead), at VC
+ * allocation and when a head arrives or a tail leaves; what every flit
+ * and credit touches lives in small per-VC and per-port arrays of struct
+ * sim_fl instead, which stay in cache (see "Speed" above). */
 struct fl_front {
     int32_t pkt;            /* front packet, -1 none */
+    int32_t va_ready;       /* cycle the front head may allocate */
     uint8_t sent, len;      /* flits of it forwarded, its length */
     uint8_t oport;          /* routed output port (router-local) */
     uint8_t ovc;            /* routed output VC, FL_UNROUTED none */
+    uint16_t ve_head, ve_n; /* ring of packets behind the front */
 };
 #define FL_UNROUTED 0xff
 
-/* Input VC, the part read only when a head arrives, at VC allocation and
- * when a tail leaves.  Packets behind the front are in the VC's ring
- * (entries pkt * 64 + len, head arrival cycle).  What every flit and
- * credit touches lives in small per-VC and per-port arrays of struct
- * sim_fl instead, which stay in cache (see "Speed" above). */
-struct fl_ivc {
-    int32_t va_ready;       /* cycle the front head may allocate */
-    int32_t wnext;          /* next VC waiting for the same output VC (FL_ID) */
-    uint16_t ve_head, ve_n; /* ring of packets behind the front */
-};
+/* Functions that only prefetch must be inlined: GCC finds them pure (a
+ * prefetch is not a side effect to it) and drops calls to them. */
+#define FL_PREFETCHER static inline __attribute__((always_inline))
 
 /* Input VCs in owner and waiter lists are named by global port * 8 + VC:
  * port and VC then come out without a division by V. */
@@ -124,7 +122,7 @@ struct fl_node {
 struct sim_fl {
     int B, RB;                  /* VC buffer depth, ring entries per VC */
     struct fl_front *fr;        /* per input VC */
-    struct fl_ivc *ivc;         /* per input VC */
+    int32_t *wnext;             /* per input VC: next VC waiting for the same output VC (FL_ID) */
     struct fl_ent *ring;        /* per input VC, RB entries */
     struct fl_ovc *ovc;         /* per output VC */
     /* --va rr only (NULL otherwise), per output VC: the router-local input
@@ -170,7 +168,7 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     size_t np = (size_t)net->R * net->P, nv = np * net->V;
     int p = net->cfg.p;
     f->fr = sim_fl_calloc(nv, sizeof(*f->fr), ok);
-    f->ivc = sim_fl_calloc(nv, sizeof(*f->ivc), ok);
+    f->wnext = sim_fl_calloc(nv, sizeof(*f->wnext), ok);
     f->ring = sim_fl_calloc(nv * f->RB, sizeof(*f->ring), ok);
     f->ovc = sim_fl_calloc(nv, sizeof(*f->ovc), ok);
     f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
@@ -200,7 +198,7 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     for (size_t iv = 0; iv < nv; iv++) {
         f->fr[iv].pkt = -1;
         f->fr[iv].ovc = FL_UNROUTED;
-        f->ivc[iv].wnext = -1;
+        f->wnext[iv] = -1;
         f->cred[iv] = (uint16_t)net->out_cred[iv];
         f->ovc[iv].owner = -1;
         f->ovc[iv].whead = -1;
@@ -275,7 +273,7 @@ void sim_flit_free(struct sim_net *net)
         return;
     flw_free(&f->wheel);
     flw_free(&f->cwheel);
-    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->fr, f->onext,
+    void *bufs[] = { f->wnext, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->fr, f->onext,
                      f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
                      f->va_need, f->nd, f->ej, f->va_rr, f->va_cand, f->va_key, f->va_touch,
@@ -363,7 +361,7 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
 {
     struct sim_fl *f = net->fl;
     int iv = ipi * net->V + vc;
-    struct fl_ivc *q = &f->ivc[iv];
+    struct fl_front *q = &f->fr[iv];
     uint8_t bit = (uint8_t)(1u << vc);
     if (f->act[ipi] & bit) {
         if (!(f->cblk[ipi] & bit))
@@ -375,11 +373,10 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
     }
     if (FL_HEAD(code)) {
         int pkt = FL_PKT(code), len = FL_HLEN(code);
-        struct fl_front *fr = &f->fr[iv];
-        if (fr->pkt < 0) {
-            fr->pkt = pkt;
-            fr->len = (uint8_t)len;
-            fr->sent = 0;
+        if (q->pkt < 0) {
+            q->pkt = pkt;
+            q->len = (uint8_t)len;
+            q->sent = 0;
         } else {
             int k = q->ve_head + q->ve_n;
             if (k >= f->RB)
@@ -425,17 +422,15 @@ static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
 /* Deliveries go to random places in the network: prefetch the record an
  * event will touch a few events ahead. */
 #define FL_PREFETCH_AHEAD 12
-static inline void sim_fl_prefetch_flit(const struct sim_net *net, const struct flw_ev *e)
+FL_PREFETCHER void sim_fl_prefetch_flit(const struct sim_net *net, const struct flw_ev *e)
 {
     const struct sim_fl *f = net->fl;
     int32_t target = e->a >> 2;
     if ((e->a & 3) == EVF_RFLIT) {
         int iv = (target >> 3) * net->V + (target & 7);
         __builtin_prefetch(&f->vq_n[iv], 1);
-        if (FL_HEAD(e->b)) {
-            __builtin_prefetch(&f->ivc[iv], 1);
+        if (FL_HEAD(e->b))
             __builtin_prefetch(&f->fr[iv], 1);
-        }
     } else {
         __builtin_prefetch(&f->nd[target], 1);
         if (FL_HEAD(e->b))
@@ -443,7 +438,7 @@ static inline void sim_fl_prefetch_flit(const struct sim_net *net, const struct 
     }
 }
 
-static inline void sim_fl_prefetch_cred(const struct sim_net *net, const struct flw_ev *e)
+FL_PREFETCHER void sim_fl_prefetch_cred(const struct sim_net *net, const struct flw_ev *e)
 {
     const struct sim_fl *f = net->fl;
     int32_t target = e->a >> 2;
@@ -632,10 +627,9 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
         int ipi = r * P + port;
         for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
             int vc = __builtin_ctz(m), iv = ipi * V + vc;
-            struct fl_ivc *q = &f->ivc[iv];
-            if (t < q->va_ready)
-                continue; /* routing + allocation pipeline */
             struct fl_front *fr = &f->fr[iv];
+            if (t < fr->va_ready)
+                continue; /* routing + allocation pipeline */
             if (fr->ovc == FL_UNROUTED) {
                 int out, ovc;
                 struct sim_pkt *pk = &net->pkt[fr->pkt];
@@ -651,7 +645,7 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
                  * retrying every cycle would fail the same way. */
                 sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
                 f->va_need[r]--;
-                q->wnext = oc->whead;
+                f->wnext[iv] = oc->whead;
                 oc->whead = FL_ID(ipi, vc);
                 continue;
             }
@@ -686,15 +680,14 @@ static void sim_fl_tail_leaves(struct sim_net *net, int r, int ipi, int vc, int 
 {
     struct sim_fl *f = net->fl;
     struct fl_ovc *oc = &f->ovc[ov];
-    struct fl_ivc *q = &f->ivc[iv];
-    struct fl_front *fr = &f->fr[iv];
+    struct fl_front *fr = &f->fr[iv], *q = fr;
     uint8_t bit = (uint8_t)(1u << vc);
     oc->owner = -1;
     for (int w = oc->whead; w >= 0;) {
-        int wiv = (w >> 3) * net->V + (w & 7), next = f->ivc[wiv].wnext;
+        int wiv = (w >> 3) * net->V + (w & 7), next = f->wnext[wiv];
         sim_fl_set(f->va_mask, f->va_ports, w >> 3, 1u << (w & 7));
         f->va_need[r]++;
-        f->ivc[wiv].wnext = -1;
+        f->wnext[wiv] = -1;
         w = next;
     }
     oc->whead = -1;
@@ -847,7 +840,7 @@ static void sim_fl_generate(struct sim_net *net, int64_t t, int n)
 
 /* Prefetch the input VC records that the allocators of router r will
  * read first: of each port, the first VC that may cross or awaits VA. */
-static void sim_fl_prefetch_router(const struct sim_net *net, int r)
+FL_PREFETCHER void sim_fl_prefetch_router(const struct sim_net *net, int r)
 {
     const struct sim_fl *f = net->fl;
     int P = net->P, V = net->V;
@@ -858,13 +851,14 @@ static void sim_fl_prefetch_router(const struct sim_net *net, int r)
          * sub-cycle as its round robin moves on. */
         for (unsigned m = f->sw_mask[ipi] | f->va_mask[ipi]; m; m &= m - 1)
             __builtin_prefetch(&f->fr[ipi * V + __builtin_ctz(m)], 1);
-        for (unsigned m = f->va_mask[ipi]; m; m &= m - 1)
-            __builtin_prefetch(&f->ivc[ipi * V + __builtin_ctz(m)], 1);
     }
 }
 
-/* Second stage, once the records are in: the packets VA will route. */
-static void sim_fl_prefetch_route(const struct sim_net *net, int r)
+/* Second stage, once the records are in: the packets VA will route, the
+ * output VCs that routed requesters will ask for, and for a VC whose next
+ * flit is a tail the output VC it frees and the ring entry of the packet
+ * it brings to the front. */
+FL_PREFETCHER void sim_fl_prefetch_route(const struct sim_net *net, int r)
 {
     const struct sim_fl *f = net->fl;
     int P = net->P, V = net->V;
@@ -874,6 +868,20 @@ static void sim_fl_prefetch_route(const struct sim_net *net, int r)
             const struct fl_front *fr = &f->fr[ipi * V + __builtin_ctz(m)];
             if (fr->ovc == FL_UNROUTED)
                 __builtin_prefetch(&net->pkt[fr->pkt], 1);
+            else
+                __builtin_prefetch(&f->ovc[(r * P + fr->oport) * V + fr->ovc], 1);
+        }
+    }
+    for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0); pb; pb &= pb - 1) {
+        int ipi = r * P + __builtin_ctzll(pb);
+        for (unsigned m = f->sw_mask[ipi]; m; m &= m - 1) {
+            int iv = ipi * V + __builtin_ctz(m);
+            const struct fl_front *fr = &f->fr[iv];
+            if (fr->sent + 1 != fr->len)
+                continue;
+            __builtin_prefetch(&f->ovc[(r * P + fr->oport) * V + fr->ovc], 1);
+            if (fr->ve_n > 0)
+                __builtin_prefetch(&f->ring[(size_t)iv * f->RB + fr->ve_head], 0);
         }
     }
 }
@@ -957,8 +965,7 @@ void sim_flit_sync(const struct sim_net *net)
 int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
-    const struct fl_ivc *q = &f->ivc[iv];
-    const struct fl_front *fr = &f->fr[iv];
+    const struct fl_front *q = &f->fr[iv], *fr = q;
     int n = 0, left = f->vq_n[iv];
     if (fr->pkt >= 0)
         for (int i = fr->sent; i < fr->len && n < max && left > 0; i++, left--)
