@@ -90,11 +90,13 @@ struct fl_ent {
     int32_t pklen, arr;
 };
 
-/* Output VC, the part read at VC allocation and when a tail leaves (its
- * credits are in sim_fl.cred). */
-struct fl_ovc {
-    int32_t owner;          /* owning input VC (FL_ID), -1 free */
-    int32_t whead;          /* input VCs of this router waiting for it, -1 none */
+/* Output VC: its credits for the downstream VC and its owner, the input
+ * VC of this router (port * 8 + VC, router-local; -1 free) that holds it.
+ * Together in 4 bytes: a crossing, a credit and VC allocation all read
+ * them, and a router's records fit in a few cache lines. */
+struct fl_oc {
+    uint16_t cred;
+    int16_t owner;
 };
 
 /* Link of a port (fixed). */
@@ -124,7 +126,9 @@ struct sim_fl {
     struct fl_front *fr;        /* per input VC */
     int32_t *wnext;             /* per input VC: next VC waiting for the same output VC (FL_ID) */
     struct fl_ent *ring;        /* per input VC, RB entries */
-    struct fl_ovc *ovc;         /* per output VC */
+    struct fl_oc *oc;           /* per output VC */
+    int32_t *whead;             /* per output VC: first input VC waiting for it (FL_ID), -1 none */
+    uint64_t pmagic;            /* router of global port ip: ip * pmagic >> 32 */
     /* --va rr only (NULL otherwise), per output VC: the router-local input
      * VC (port * V + vc) that has priority next, this cycle's best
      * candidate (-1 none) and its distance from that priority; and the
@@ -133,7 +137,6 @@ struct sim_fl {
     uint8_t *sa_ptr;            /* --sa rr only, per output port: input port with priority */
     struct fl_port *port;       /* per (router, port) */
     uint16_t *vq_n;             /* per input VC: flits present */
-    uint16_t *cred;             /* per output VC: credits for the downstream VC */
     int32_t *onext;             /* per output port: first cycle its link is free */
     uint8_t *act;               /* per input port: VCs whose front packet owns its output VC */
     uint8_t *cblk;              /* per input port: active VCs whose output VC has no credit */
@@ -155,6 +158,13 @@ struct sim_fl {
     struct sim_net *net;
 };
 
+/* The router of global port ip, without a division (pmagic is checked
+ * at set-up to be exact for every port). */
+static inline int sim_fl_router(const struct sim_fl *f, int ip)
+{
+    return (int)(((uint64_t)ip * f->pmagic) >> 32);
+}
+
 static void *sim_fl_calloc(size_t n, size_t sz, int *ok)
 {
     void *p = sim_big_calloc(n ? n : 1, sz);
@@ -170,10 +180,10 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     f->fr = sim_fl_calloc(nv, sizeof(*f->fr), ok);
     f->wnext = sim_fl_calloc(nv, sizeof(*f->wnext), ok);
     f->ring = sim_fl_calloc(nv * f->RB, sizeof(*f->ring), ok);
-    f->ovc = sim_fl_calloc(nv, sizeof(*f->ovc), ok);
+    f->oc = sim_fl_calloc(nv, sizeof(*f->oc), ok);
+    f->whead = sim_fl_calloc(nv, sizeof(*f->whead), ok);
     f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
     f->vq_n = sim_fl_calloc(nv, sizeof(*f->vq_n), ok);
-    f->cred = sim_fl_calloc(nv, sizeof(*f->cred), ok);
     f->onext = sim_fl_calloc(np, sizeof(*f->onext), ok);
     f->act = sim_fl_calloc(np, 1, ok);
     f->cblk = sim_fl_calloc(np, 1, ok);
@@ -199,11 +209,14 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
         f->fr[iv].pkt = -1;
         f->fr[iv].ovc = FL_UNROUTED;
         f->wnext[iv] = -1;
-        f->cred[iv] = (uint16_t)net->out_cred[iv];
-        f->ovc[iv].owner = -1;
-        f->ovc[iv].whead = -1;
+        f->oc[iv].cred = (uint16_t)net->out_cred[iv];
+        f->oc[iv].owner = -1;
+        f->whead[iv] = -1;
     }
+    f->pmagic = (1ull << 32) / (uint64_t)net->P + 1;
     for (size_t ip = 0; ip < np; ip++) {
+        if (sim_fl_router(f, (int)ip) != (int)(ip / net->P))
+            return SIM_ERR_ARG; /* not for any network that fits in memory */
         struct fl_port *pt = &f->port[ip];
         pt->lat = net->lat[ip] / SIM_TPC;
         if ((int)(ip % net->P) < p) { /* the far end is a node; terminal VCs are VC 0 */
@@ -273,7 +286,7 @@ void sim_flit_free(struct sim_net *net)
         return;
     flw_free(&f->wheel);
     flw_free(&f->cwheel);
-    void *bufs[] = { f->wnext, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->fr, f->onext,
+    void *bufs[] = { f->wnext, f->ring, f->oc, f->whead, f->port, f->vq_n, f->fr, f->onext,
                      f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
                      f->va_need, f->nd, f->ej, f->va_rr, f->va_cand, f->va_key, f->va_touch,
@@ -397,8 +410,9 @@ static void sim_fl_credit_arrive(struct sim_net *net, int oip, int vc)
     struct sim_fl *f = net->fl;
     int ov = oip * net->V + vc;
     net->out_occ[oip]--;
-    if (++f->cred[ov] == 1 && f->ovc[ov].owner >= 0) { /* the owner was blocked on credits */
-        int w = f->ovc[ov].owner, wp = w >> 3;
+    struct fl_oc *o = &f->oc[ov];
+    if (++o->cred == 1 && o->owner >= 0) { /* the owner was blocked on credits */
+        int w = o->owner, wp = sim_fl_router(f, oip) * net->P + (w >> 3);
         unsigned bit = 1u << (w & 7);
         f->cblk[wp] &= (uint8_t)~bit;
         if (f->vq_n[wp * net->V + (w & 7)] > 0)
@@ -443,7 +457,7 @@ FL_PREFETCHER void sim_fl_prefetch_cred(const struct sim_net *net, const struct 
     const struct sim_fl *f = net->fl;
     int32_t target = e->a >> 2;
     if ((e->a & 3) == EVF_RCRED) {
-        __builtin_prefetch(&f->cred[(target >> 3) * net->V + (target & 7)], 1);
+        __builtin_prefetch(&f->oc[(target >> 3) * net->V + (target & 7)], 1);
         __builtin_prefetch(&net->out_occ[target >> 3], 1);
     } else {
         __builtin_prefetch(&f->nd[target], 1);
@@ -594,11 +608,11 @@ static void sim_fl_fecn_mark(struct sim_net *net, struct sim_pkt *pk, int ov, in
 /* Input VC iv (port ipi, VC vc) takes its routed output VC. */
 static inline void sim_fl_va_grant(struct sim_fl *f, int r, int ipi, int vc, int ov)
 {
-    f->ovc[ov].owner = FL_ID(ipi, vc);
+    f->oc[ov].owner = (int16_t)FL_ID(ipi - r * f->net->P, vc);
     f->act[ipi] |= (uint8_t)(1u << vc);
     sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
     f->va_need[r]--;
-    if (f->cred[ov] > 0)
+    if (f->oc[ov].cred > 0)
         sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
     else
         f->cblk[ipi] |= (uint8_t)(1u << vc);
@@ -639,14 +653,13 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
                 fr->ovc = (uint8_t)ovc;
             }
             int ov = (r * P + fr->oport) * V + fr->ovc;
-            struct fl_ovc *oc = &f->ovc[ov];
-            if (oc->owner >= 0) {
+            if (f->oc[ov].owner >= 0) {
                 /* Wait off the mask until the owner's tail releases it:
                  * retrying every cycle would fail the same way. */
                 sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
                 f->va_need[r]--;
-                f->wnext[iv] = oc->whead;
-                oc->whead = FL_ID(ipi, vc);
+                f->wnext[iv] = f->whead[ov];
+                f->whead[ov] = FL_ID(ipi, vc);
                 continue;
             }
             if (f->va_rr) {
@@ -679,18 +692,17 @@ static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
 static void sim_fl_tail_leaves(struct sim_net *net, int r, int ipi, int vc, int iv, int ov)
 {
     struct sim_fl *f = net->fl;
-    struct fl_ovc *oc = &f->ovc[ov];
     struct fl_front *fr = &f->fr[iv], *q = fr;
     uint8_t bit = (uint8_t)(1u << vc);
-    oc->owner = -1;
-    for (int w = oc->whead; w >= 0;) {
+    f->oc[ov].owner = -1;
+    for (int w = f->whead[ov]; w >= 0;) {
         int wiv = (w >> 3) * net->V + (w & 7), next = f->wnext[wiv];
         sim_fl_set(f->va_mask, f->va_ports, w >> 3, 1u << (w & 7));
         f->va_need[r]++;
         f->wnext[wiv] = -1;
         w = next;
     }
-    oc->whead = -1;
+    f->whead[ov] = -1;
     f->act[ipi] &= (uint8_t)~bit;
     fr->ovc = FL_UNROUTED;
     if (q->ve_n > 0) { /* the next packet's head is now in front */
@@ -720,12 +732,12 @@ sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int vc, int iv)
     uint8_t bit = (uint8_t)(1u << vc);
     int pkt = fr->pkt, i = fr->sent, tail = i == fr->len - 1;
     int code = FL_CODE(pkt, i, tail, fr->len);
-    assert(f->cred[ov] > 0 && f->vq_n[iv] > 0 && (f->act[ipi] & bit) && !(f->cblk[ipi] & bit));
+    assert(f->oc[ov].cred > 0 && f->vq_n[iv] > 0 && (f->act[ipi] & bit) && !(f->cblk[ipi] & bit));
     fr->sent++;
     int left = --f->vq_n[iv];
     if (i == 0 && net->cfg.cc == SIM_CC_FECN)
-        sim_fl_fecn_mark(net, &net->pkt[pkt], ov, f->cred[ov]);
-    int cr = --f->cred[ov];
+        sim_fl_fecn_mark(net, &net->pkt[pkt], ov, f->oc[ov].cred);
+    int cr = --f->oc[ov].cred;
     net->out_occ[oip]++;
     /* Output queue: the flit leaves one cycle after the previous one. */
     const struct fl_port *op = &f->port[oip];
@@ -854,14 +866,18 @@ FL_PREFETCHER void sim_fl_prefetch_router(const struct sim_net *net, int r)
     }
 }
 
-/* Second stage, once the records are in: the packets VA will route, the
- * output VCs that routed requesters will ask for, and for a VC whose next
- * flit is a tail the output VC it frees and the ring entry of the packet
- * it brings to the front. */
+/* Second stage, once the records are in: the router's output VC records
+ * (a few lines), the packets VA will route, the waiter lists of output VCs
+ * that routed requesters will ask for, and for a VC whose next flit is a
+ * tail the waiter list it wakes and the ring entry of the packet it brings
+ * to the front. */
 FL_PREFETCHER void sim_fl_prefetch_route(const struct sim_net *net, int r)
 {
     const struct sim_fl *f = net->fl;
     int P = net->P, V = net->V;
+    const char *oc = (const char *)&f->oc[(size_t)r * P * V];
+    for (size_t b = 0; b < (size_t)P * V * sizeof(*f->oc); b += 64)
+        __builtin_prefetch(oc + b, 1);
     for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, 0); pb; pb &= pb - 1) {
         int ipi = r * P + __builtin_ctzll(pb);
         for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
@@ -869,7 +885,7 @@ FL_PREFETCHER void sim_fl_prefetch_route(const struct sim_net *net, int r)
             if (fr->ovc == FL_UNROUTED)
                 __builtin_prefetch(&net->pkt[fr->pkt], 1);
             else
-                __builtin_prefetch(&f->ovc[(r * P + fr->oport) * V + fr->ovc], 1);
+                __builtin_prefetch(&f->whead[(r * P + fr->oport) * V + fr->ovc], 1);
         }
     }
     for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0); pb; pb &= pb - 1) {
@@ -879,7 +895,7 @@ FL_PREFETCHER void sim_fl_prefetch_route(const struct sim_net *net, int r)
             const struct fl_front *fr = &f->fr[iv];
             if (fr->sent + 1 != fr->len)
                 continue;
-            __builtin_prefetch(&f->ovc[(r * P + fr->oport) * V + fr->ovc], 1);
+            __builtin_prefetch(&f->whead[(r * P + fr->oport) * V + fr->ovc], 1);
             if (fr->ve_n > 0)
                 __builtin_prefetch(&f->ring[(size_t)iv * f->RB + fr->ve_head], 0);
         }
@@ -949,7 +965,7 @@ void sim_flit_sync(const struct sim_net *net)
     size_t nv = (size_t)net->R * net->P * net->V;
     for (size_t iv = 0; iv < nv; iv++) {
         net->in_flits[iv] = f->vq_n[iv];
-        net->out_cred[iv] = f->cred[iv];
+        net->out_cred[iv] = f->oc[iv].cred;
         net->out_fwd[iv] = net->out_ret[iv] = 0;
     }
     for (int n = 0; n < net->N; n++) {
