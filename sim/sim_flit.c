@@ -112,14 +112,19 @@ struct fl_port {
 struct fl_node {
     int32_t inj_pkt, inj_idx, inj_len; /* packet being injected, next flit */
     int32_t inj_cred;           /* credits of the injection link */
-    int32_t ej_head, ej_n;      /* ejection ring: first flit, flits */
+    int32_t ej_head, ej_pk;     /* ejection ring of packets: first entry, entries */
+    int32_t ej_n;               /* flits in the ejection buffer */
     int32_t ej_sink_at;         /* next cycle a flit may be sunk */
-    int32_t ej_part;            /* flits sunk of a partly sunk packet */
-    int32_t ej_ctrl;            /* the packet being sunk is a control packet */
+    int32_t ej_part;            /* flits sunk of the first packet */
     int32_t slow;               /* sink one flit every slow cycles */
     int32_t term;               /* terminal input VC of the router: port * 8 */
     int32_t pad;
 };
+
+/* Ejection ring entries: a node receives on one VC, so the flits of a
+ * packet arrive back to back and the ring holds one entry per packet
+ * (packet id, control bit, length), touched once per packet. */
+#define FL_EJ(pkt, ctrl, len) ((pkt) * 128 + (ctrl) * 64 + (len))
 
 struct sim_fl {
     int B, RB;                  /* VC buffer depth, ring entries per VC */
@@ -424,13 +429,16 @@ static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
 {
     struct sim_fl *f = net->fl;
     struct fl_node *fn = &f->nd[n];
-    int cap = net->cfg.eject_buf, k = fn->ej_head + fn->ej_n;
+    fn->ej_n++;
+    if (!FL_HEAD(code))
+        return;
+    int cap = net->cfg.eject_buf, k = fn->ej_head + fn->ej_pk, pkt = FL_PKT(code);
     if (k >= cap)
         k -= cap;
-    f->ej[(size_t)n * cap + k] = code;
-    fn->ej_n++;
-    if (FL_HEAD(code))
-        sim_node_header(net, t * SIM_TPC, n, &net->pkt[FL_PKT(code)]);
+    struct sim_pkt *pk = &net->pkt[pkt];
+    f->ej[(size_t)n * cap + k] = FL_EJ(pkt, (pk->flags & PF_CTRL) != 0, FL_HLEN(code));
+    fn->ej_pk++;
+    sim_node_header(net, t * SIM_TPC, n, pk);
 }
 
 /* Deliveries go to random places in the network: prefetch the record an
@@ -556,21 +564,19 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
     if (fn->ej_n == 0 || t < fn->ej_sink_at)
         return;
     int cap = net->cfg.eject_buf;
-    int code = f->ej[(size_t)n * cap + fn->ej_head], pkt = FL_PKT(code);
-    if (FL_HEAD(code))
-        fn->ej_ctrl = (net->pkt[pkt].flags & PF_CTRL) != 0;
+    int e = f->ej[(size_t)n * cap + fn->ej_head], pkt = e >> 7, ctrl = (e >> 6) & 1;
     /* Control flits are consumed by the NIC; data drains at 1/slow. */
-    fn->ej_sink_at = fn->ej_ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
-    if (++fn->ej_head == cap)
-        fn->ej_head = 0;
+    fn->ej_sink_at = ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
     fn->ej_n--;
     /* The ejection credit goes back to the router's terminal output,
      * whose index equals that of the terminal input (fn->term). */
     sim_fl_push_cred(f, t, t + net->cfg.lat_term, fn->term * 4 + EVF_RCRED);
-    fn->ej_part++;
-    if (FL_TAIL(code)) {
+    if (++fn->ej_part == (e & 63)) { /* the tail */
         fn->ej_part = 0;
-        if (fn->ej_ctrl)
+        if (++fn->ej_head == cap)
+            fn->ej_head = 0;
+        fn->ej_pk--;
+        if (ctrl)
             sim_pkt_free(net, pkt);
         else
             sim_node_account(net, (t + 1) * SIM_TPC, n, pkt);
