@@ -490,33 +490,34 @@ static inline void sim_fl_deliver_cred(struct sim_net *net, int32_t a)
         net->fl->nd[target].inj_cred++;
 }
 
+FL_PREFETCHER void sim_fl_prefetch_ev(const struct sim_net *net, const struct flw_ev *e,
+                                      int cred)
+{
+    if (cred)
+        sim_fl_prefetch_cred(net, e);
+    else
+        sim_fl_prefetch_flit(net, e);
+}
+
 /* Deliver everything of wheel w (flits, or credits if cred) that arrives
  * in cycle t, chunk by chunk, each chunk going back to the free list as
- * soon as it is done.  Flits and credits have wheels of their own so that
- * the kind of an event is nearly always the predicted one. */
+ * soon as it is done; the target of the event FL_PREFETCH_AHEAD places on
+ * is prefetched.  Flits and credits have wheels of their own so that the
+ * kind of an event is nearly always the predicted one. */
 static inline __attribute__((always_inline)) void
 sim_fl_bucket_run(struct sim_net *net, struct flw *w, int64_t t, int cred)
 {
     struct flw_chunk *c = flw_take(w, t);
-    for (int i = 0; c && i < c->n && i < FL_PREFETCH_AHEAD; i++) {
-        if (cred)
-            sim_fl_prefetch_cred(net, &c->ev[i]);
-        else
-            sim_fl_prefetch_flit(net, &c->ev[i]);
-    }
+    for (int i = 0; c && i < c->n && i < FL_PREFETCH_AHEAD; i++)
+        sim_fl_prefetch_ev(net, &c->ev[i], cred);
     while (c) {
         struct flw_chunk *next = c->next;
-        for (int i = 0; i < c->n; i++) {
-            int k = i + FL_PREFETCH_AHEAD;
-            const struct flw_ev *pe = NULL;
-            if (k < c->n)
-                pe = &c->ev[k];
-            else if (next && k - c->n < next->n)
-                pe = &next->ev[k - c->n];
-            if (pe && cred)
-                sim_fl_prefetch_cred(net, pe);
-            else if (pe)
-                sim_fl_prefetch_flit(net, pe);
+        int n = c->n, i = 0;
+        for (; i < n; i++) {
+            if (i + FL_PREFETCH_AHEAD < n)
+                sim_fl_prefetch_ev(net, &c->ev[i + FL_PREFETCH_AHEAD], cred);
+            else if (next && i + FL_PREFETCH_AHEAD - n < next->n)
+                sim_fl_prefetch_ev(net, &next->ev[i + FL_PREFETCH_AHEAD - n], cred);
             if (cred)
                 sim_fl_deliver_cred(net, c->ev[i].a);
             else
