@@ -219,7 +219,7 @@ static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32
             sim_fl_set(f->sw_mask, f->sw_ports, ipi, bit);
     } else if (f->vq_n[iv] == 0) { /* then this is a head */
         sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
-        f->va_need[ipi / net->P]++;
+        f->va_need[sim_fl_router(f, ipi)]++;
         q->va_ready = cyc + net->cfg.router_delay;
     }
     if (FL_HEAD(code)) {
