@@ -31,7 +31,7 @@ enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
  * bytes, read when a flit crosses (prefetched four routers ahead), at VC
  * allocation and when a head arrives or a tail leaves; what every flit
  * and credit touches lives in small per-VC and per-port arrays of struct
- * sim_fl instead, which stay in cache (see "Speed" above). */
+ * sim_fl instead, which stay in cache (see sim_flit.c). */
 struct fl_front {
     int32_t pkt;            /* front packet, -1 none */
     int32_t va_ready;       /* cycle the front head may allocate */
@@ -119,7 +119,7 @@ struct sim_fl {
     uint32_t rrseq[256 * 8];
     int32_t *va_need;           /* per router: VCs awaiting VA */
     struct fl_node *nd;         /* per node */
-    int32_t *ej;                /* per node ejection ring of flit codes */
+    int32_t *ej;                /* per node ejection ring of packets (FL_EJ) */
     struct flw wheel;           /* flits on links and in output queues */
     struct flw cwheel;          /* credits on links */
     int64_t horizon;            /* longest delay of a wheel event */
