@@ -346,6 +346,9 @@ sim_fl_bucket_run(struct sim_net *net, struct flw *w, int64_t t, int cred)
     while (c) {
         struct flw_chunk *next = c->next;
         int n = c->n, i = 0;
+        /* The next chunk was written long ago: fetch it while this one runs. */
+        for (size_t b = 0; next && b < sizeof(*next); b += 64)
+            __builtin_prefetch((const char *)next + b, 0);
         for (; i < n; i++) {
             if (i + FL_PREFETCH_AHEAD < n)
                 sim_fl_prefetch_ev(net, &c->ev[i + FL_PREFETCH_AHEAD], cred);
@@ -398,7 +401,9 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
     if (fn->ej_n == 0 || t < fn->ej_sink_at)
         return;
     int cap = net->cfg.eject_buf;
-    int e = f->ej[(size_t)n * cap + fn->ej_head], pkt = e >> 7, ctrl = (e >> 6) & 1;
+    if (fn->ej_part == 0) /* a new packet: its entry is kept in fn until its tail */
+        fn->ej_front = f->ej[(size_t)n * cap + fn->ej_head];
+    int e = fn->ej_front, pkt = e >> 7, ctrl = (e >> 6) & 1;
     /* Control flits are consumed by the NIC; data drains at 1/slow. */
     fn->ej_sink_at = ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
     fn->ej_n--;

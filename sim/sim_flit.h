@@ -82,7 +82,7 @@ struct fl_node {
     int32_t ej_part;            /* flits sunk of the first packet */
     int32_t slow;               /* sink one flit every slow cycles */
     int32_t term;               /* terminal input VC of the router: port * 8 */
-    int32_t pad;
+    int32_t ej_front;           /* ring entry of the first packet (valid while ej_part > 0) */
 };
 
 /* Ejection ring entries: a node receives on one VC, so the flits of a
