@@ -13,139 +13,42 @@
  *    switch in cycle t leaves its output queue in cycle
  *    d = max(t + 1, cycle after the previous flit of that output left),
  *    which is known at once, so it is put straight into a timing wheel
- *    at its arrival cycle d + latency.  Credits travel in the same wheel
- *    (sim_flwheel.h: chained chunks reused at once, so the memory it
- *    writes was touched recently).  Deliveries within a cycle commute (one flit per link per
- *    cycle, one link per input), so their order in a bucket does not
- *    matter.
+ *    at its arrival cycle d + latency.  Credits travel in a wheel of
+ *    their own (sim_flwheel.h: chained chunks reused at once, so the
+ *    memory it writes was touched recently; two wheels, so that the kind
+ *    of a delivered event is predictable).  Deliveries within a cycle
+ *    commute (one flit per link per cycle, one link per input), so their
+ *    order in a bucket does not matter.
  *  - An input VC is in its port's switch-request mask only if it owns an
  *    output VC, has a flit, and that output VC has a credit; a VC blocked
  *    on credits is re-armed by the credit's arrival (the output VC knows
  *    its owner).  The allocator skipped such VCs anyway, so the decisions
  *    are the same as scanning them.
- *  - What every flit or credit touches is in small arrays (flits per
- *    input VC, credits per output VC, routed output per input VC,
- *    per-port bytes of active and credit-blocked VCs, cycle each output
- *    link is free), about 1.5 MB for 5,256 nodes instead of 7 MB of
- *    per-VC records, so that more of it stays in cache; the rest
- *    of an input VC (front packet, route, VA state) is a 32-byte record
- *    read when a flit crosses (prefetched four routers ahead), and the
- *    packets queued behind the front are a small ring touched only when a
- *    head arrives or a tail leaves.  The switch allocator marks the
- *    outputs it used in a sub-cycle in a local bitmask.  (On this VM a
- *    random load beyond about 4 MB of data costs 100-170 ns.)
+ *  - Memory: on this VM a random load beyond about 4 MB of data costs
+ *    100-170 ns, and a cycle touches far more, so the state is packed by
+ *    who reads it.  What every flit or credit touches is in small arrays
+ *    (flits per input VC; credits and owner per output VC, 4 bytes;
+ *    per-port bytes of active and credit-blocked VCs; the cycle each
+ *    output link is free).  The rest of an input VC (front packet, route,
+ *    VA state, ring position) is a 16-byte record; packets queued behind
+ *    the front are a ring touched only when a head arrives or a tail
+ *    leaves, and a node's ejection ring has one entry per packet.  The
+ *    switch allocator marks the outputs it used in a sub-cycle in a local
+ *    bitmask.
+ *  - Prefetch: the target of each delivered event a few events ahead;
+ *    four routers ahead the records of the VCs that may cross or await
+ *    VA; two routers ahead the router's output VC records, the packets VA
+ *    will route, and what a VC whose next flit is a tail will touch.
  *  - Counters that only the invariant checker needs (flits on wires or in
- *    output queues, credits in flight) are kept only when checking;
- *    sim_flit_sync() copies the engine's own counters for the checker.
+ *    output queues, credits in flight) are not kept: sim_flit_sync()
+ *    recounts them from the wheels and copies the engine's own counters.
  * The decisions, their order and the random draws are those of the
  * original cycle-by-cycle scan: results are bit-identical for a seed.
  */
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_flwheel.h"
-#include "sim_net.h"
-
-/* A flit is coded as packet id * 128 + tail bit, plus for the head flit
- * 2 + (packet length - 1) * 4, so that only head flits need the packet
- * record and even they do not need it to be queued. */
-#define FL_CODE(pkt, i, tail, len) ((pkt) * 128 + ((i) == 0 ? 2 + ((len) - 1) * 4 : 0) + (tail))
-#define FL_PKT(code) ((code) >> 7)
-#define FL_HEAD(code) (((code) >> 1) & 1)
-#define FL_HLEN(code) ((((code) >> 2) & 31) + 1)
-#define FL_TAIL(code) ((code) & 1)
-#define FL_MAX_PKT (1 << 24)
-
-/* Wheel events (sim_flwheel.h): a = target << 2 | kind, b = flit code.
- * Router targets are port * 8 + VC (so that no event needs a division
- * by V). */
-enum { EVF_RFLIT, EVF_NFLIT, EVF_RCRED, EVF_NCRED };
-
-/* Input VC, the part read when a head arrives, at VC allocation and when a
- * flit crosses.  The front packet is cached here; packets behind it are in
- * the VC's ring (entries pkt * 64 + len, head arrival cycle).  What every
- * flit and credit touches lives in small per-VC and per-port arrays of
- * struct sim_fl instead, which stay in cache (see "Speed" above). */
-struct fl_ivc {
-    int32_t fpkt;           /* front packet, -1 none */
-    int32_t ov;             /* allocated/routed output VC (global index), -1 not routed */
-    int32_t op;             /* its output port (global index) */
-    int32_t va_ready;       /* cycle the front head may allocate */
-    int32_t wnext;          /* next VC waiting for the same output VC */
-    uint16_t ve_head, ve_n; /* ring of packets behind the front */
-    uint8_t flen, fsent;    /* front packet length, flits forwarded */
-    uint8_t pad[6];
-};
-
-struct fl_ent {
-    int32_t pklen, arr;
-};
-
-/* Output VC, the part read at VC allocation and when a tail leaves (its
- * credits are in sim_fl.cred). */
-struct fl_ovc {
-    int32_t owner;          /* owning input VC (global index), -1 free */
-    int32_t whead;          /* input VCs of this router waiting for it, -1 none */
-};
-
-/* Link of a port (fixed). */
-struct fl_port {
-    int32_t lat;            /* link latency, cycles */
-    int32_t down_ev;        /* wheel event word of a flit to the far end's VC 0 (+ 4 * vc) */
-    int32_t up_ev;          /* wheel event word of a credit to the far end's VC 0 (+ 4 * vc) */
-    int32_t pad;
-};
-
-/* Per node; inj_cred and ej_n stand for sim_node's inj_cred and ej_flits
- * (copied there by sim_flit_sync) so that the node loop touches only this. */
-struct fl_node {
-    int32_t inj_pkt, inj_idx, inj_len; /* packet being injected, next flit */
-    int32_t inj_cred;           /* credits of the injection link */
-    int32_t ej_head, ej_n;      /* ejection ring: first flit, flits */
-    int32_t ej_sink_at;         /* next cycle a flit may be sunk */
-    int32_t ej_part;            /* flits sunk of a partly sunk packet */
-    int32_t ej_ctrl;            /* the packet being sunk is a control packet */
-    int32_t slow;               /* sink one flit every slow cycles */
-    int32_t term;               /* terminal input VC of the router: port * 8 */
-    int32_t pad;
-};
-
-struct sim_fl {
-    int B, RB;                  /* VC buffer depth, ring entries per VC */
-    struct fl_ivc *ivc;         /* per input VC */
-    struct fl_ent *ring;        /* per input VC, RB entries */
-    struct fl_ovc *ovc;         /* per output VC */
-    /* --va rr only (NULL otherwise), per output VC: the router-local input
-     * VC (port * V + vc) that has priority next, this cycle's best
-     * candidate (-1 none) and its distance from that priority; and the
-     * output VCs with a candidate this cycle. */
-    int32_t *va_rr, *va_cand, *va_key, *va_touch;
-    uint8_t *sa_ptr;            /* --sa rr only, per output port: input port with priority */
-    struct fl_port *port;       /* per (router, port) */
-    uint16_t *vq_n;             /* per input VC: flits present */
-    uint16_t *cred;             /* per output VC: credits for the downstream VC */
-    uint8_t *omap;              /* per input VC: its routed output port (router-local) */
-    int32_t *onext;             /* per output port: first cycle its link is free */
-    uint8_t *act;               /* per input port: VCs whose front packet owns its output VC */
-    uint8_t *cblk;              /* per input port: active VCs whose output VC has no credit */
-    uint8_t *sw_mask;           /* per input port: VCs that may cross */
-    uint8_t *va_mask;           /* per input port: VCs awaiting VA */
-    uint64_t *sw_ports;         /* bit per input port: sw_mask != 0 */
-    uint64_t *va_ports;         /* bit per input port: va_mask != 0 */
-    uint8_t *rr_in;             /* per input port: next VC to try */
-    /* For a VC mask m and a round-robin start rr: the VCs of m in the
-     * order rr, rr+1, ..., V-1, 0, ..., as 4-bit nibbles of vc + 1. */
-    uint32_t rrseq[256 * 8];
-    int32_t *va_need;           /* per router: VCs awaiting VA */
-    struct fl_node *nd;         /* per node */
-    int32_t *ej;                /* per node ejection ring of flit codes */
-    struct flw wheel;           /* flits and credits on links */
-    int64_t horizon;            /* longest delay of a wheel event */
-    double sacc;                /* speedup accumulator */
-    int track;                  /* keep the checker's counters (cfg.check) */
-    struct sim_net *net;
-};
+#include "sim_flit.h"
 
 static void *sim_fl_calloc(size_t n, size_t sz, int *ok)
 {
@@ -159,13 +62,13 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
 {
     size_t np = (size_t)net->R * net->P, nv = np * net->V;
     int p = net->cfg.p;
-    f->ivc = sim_fl_calloc(nv, sizeof(*f->ivc), ok);
+    f->fr = sim_fl_calloc(nv, sizeof(*f->fr), ok);
+    f->wnext = sim_fl_calloc(nv, sizeof(*f->wnext), ok);
     f->ring = sim_fl_calloc(nv * f->RB, sizeof(*f->ring), ok);
-    f->ovc = sim_fl_calloc(nv, sizeof(*f->ovc), ok);
+    f->oc = sim_fl_calloc(nv, sizeof(*f->oc), ok);
+    f->whead = sim_fl_calloc(nv, sizeof(*f->whead), ok);
     f->port = sim_fl_calloc(np, sizeof(*f->port), ok);
     f->vq_n = sim_fl_calloc(nv, sizeof(*f->vq_n), ok);
-    f->cred = sim_fl_calloc(nv, sizeof(*f->cred), ok);
-    f->omap = sim_fl_calloc(nv, 1, ok);
     f->onext = sim_fl_calloc(np, sizeof(*f->onext), ok);
     f->act = sim_fl_calloc(np, 1, ok);
     f->cblk = sim_fl_calloc(np, 1, ok);
@@ -188,14 +91,17 @@ static int sim_fl_alloc_ports(struct sim_net *net, struct sim_fl *f, int *ok)
     for (size_t iv = 0; f->va_cand && iv < nv; iv++)
         f->va_cand[iv] = -1;
     for (size_t iv = 0; iv < nv; iv++) {
-        f->ivc[iv].fpkt = -1;
-        f->ivc[iv].ov = -1;
-        f->ivc[iv].wnext = -1;
-        f->cred[iv] = (uint16_t)net->out_cred[iv];
-        f->ovc[iv].owner = -1;
-        f->ovc[iv].whead = -1;
+        f->fr[iv].pkt = -1;
+        f->fr[iv].ovc = FL_UNROUTED;
+        f->wnext[iv] = -1;
+        f->oc[iv].cred = (uint16_t)net->out_cred[iv];
+        f->oc[iv].owner = -1;
+        f->whead[iv] = -1;
     }
+    f->pmagic = (1ull << 32) / (uint64_t)net->P + 1;
     for (size_t ip = 0; ip < np; ip++) {
+        if (sim_fl_router(f, (int)ip) != (int)(ip / net->P))
+            return SIM_ERR_ARG; /* not for any network that fits in memory */
         struct fl_port *pt = &f->port[ip];
         pt->lat = net->lat[ip] / SIM_TPC;
         if ((int)(ip % net->P) < p) { /* the far end is a node; terminal VCs are VC 0 */
@@ -218,7 +124,6 @@ int sim_flit_init(struct sim_net *net)
         return SIM_ERR_NOMEM;
     net->fl = f;
     f->net = net;
-    f->track = net->cfg.check;
     f->B = net->cfg.buf_flits > net->cfg.eject_buf ? net->cfg.buf_flits : net->cfg.eject_buf;
     if (net->cfg.lat_term < 1 || net->cfg.lat_local < 1 || net->cfg.lat_global < 1 ||
         net->cfg.lat_term > 63 || net->cfg.lat_local > 63 || net->cfg.lat_global > 63 ||
@@ -241,7 +146,8 @@ int sim_flit_init(struct sim_net *net)
     /* Longest delay of a wheel event: a full output queue (all VCs'
      * credits) plus the link. */
     f->horizon = (int64_t)net->V * f->B + 64 + 2;
-    if (flw_init(&f->wheel, f->horizon) != 0 || sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
+    if (flw_init(&f->wheel, f->horizon) != 0 || flw_init(&f->cwheel, 64 + 2) != 0 ||
+        sim_fl_alloc_ports(net, f, &ok) != SIM_OK)
         return SIM_ERR_NOMEM;
     int N = net->N;
     f->nd = sim_fl_calloc((size_t)N, sizeof(*f->nd), &ok);
@@ -264,7 +170,8 @@ void sim_flit_free(struct sim_net *net)
     if (!f)
         return;
     flw_free(&f->wheel);
-    void *bufs[] = { f->ivc, f->ring, f->ovc, f->port, f->vq_n, f->cred, f->omap, f->onext,
+    flw_free(&f->cwheel);
+    void *bufs[] = { f->wnext, f->ring, f->oc, f->whead, f->port, f->vq_n, f->fr, f->onext,
                      f->act, f->cblk, f->sw_mask, f->va_mask, f->rr_in,
                      f->sw_ports, f->va_ports,
                      f->va_need, f->nd, f->ej, f->va_rr, f->va_cand, f->va_key, f->va_touch,
@@ -277,9 +184,9 @@ void sim_flit_free(struct sim_net *net)
 
 /* ---- the timing wheel of flits and credits on links ---- */
 
-/* Checker bookkeeping (only with cfg.check): the event word a adds or
- * removes a flit on a wire or in an output queue (counted at the sending
- * output VC, or the node's injection link) or a credit in flight. */
+/* Checker bookkeeping: the wheel event word a is a flit on a wire or in
+ * an output queue (counted at the sending output VC, or the node's
+ * injection link) or a credit in flight. */
 static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
 {
     const struct sim_fl *f = net->fl;
@@ -299,75 +206,28 @@ static void sim_fl_count_ev(const struct sim_net *net, int32_t a, int delta)
     }
 }
 
-/* Put a flit or credit on a link: it arrives in cycle at. */
-static inline void sim_fl_push_ev(struct sim_fl *f, int64_t now, int64_t at, int32_t a,
-                                  int32_t code)
-{
-    assert(at > now && at - now <= f->horizon);
-    (void)now;
-    if (__builtin_expect(f->track, 0))
-        sim_fl_count_ev(f->net, a, 1);
-    flw_put(&f->wheel, at, a, code);
-}
-
-static inline void sim_fl_push(struct sim_fl *f, int64_t now, int64_t at, int kind,
-                               int32_t target, int32_t code)
-{
-    sim_fl_push_ev(f, now, at, target * 4 + kind, code);
-}
-
-/* ---- request masks: per input port a byte of VCs, and per router a
- * bitmap of the ports whose byte is not zero ---- */
-
-static inline void sim_fl_set(uint8_t *mask, uint64_t *ports, int ipi, unsigned bit)
-{
-    mask[ipi] |= (uint8_t)bit;
-    ports[ipi >> 6] |= 1ull << (ipi & 63);
-}
-
-static inline void sim_fl_clr(uint8_t *mask, uint64_t *ports, int ipi, unsigned bit)
-{
-    if (!(mask[ipi] &= (uint8_t)~bit))
-        ports[ipi >> 6] &= ~(1ull << (ipi & 63));
-}
-
-/* Bits of router r's P ports (P <= 64), rotated so that bit j is port
- * (start + j) mod P: visiting set bits in order visits the ports in the
- * allocators' rotating order. */
-static inline uint64_t sim_fl_ports(const uint64_t *ports, int r, int P, int start)
-{
-    int base = r * P, w = base >> 6, off = base & 63;
-    uint64_t all = P == 64 ? ~0ull : (1ull << P) - 1, b = ports[w] >> off;
-    if (off + P > 64)
-        b |= ports[w + 1] << (64 - off);
-    b &= all;
-    if (start)
-        b = ((b >> start) | (b << (P - start))) & all;
-    return b;
-}
-
 /* ---- input VC rings ---- */
 
 static void sim_fl_vq_push(struct sim_net *net, int ipi, int vc, int code, int32_t cyc)
 {
     struct sim_fl *f = net->fl;
     int iv = ipi * net->V + vc;
-    struct fl_ivc *q = &f->ivc[iv];
+    struct fl_front *q = &f->fr[iv];
     uint8_t bit = (uint8_t)(1u << vc);
     if (f->act[ipi] & bit) {
         if (!(f->cblk[ipi] & bit))
             sim_fl_set(f->sw_mask, f->sw_ports, ipi, bit);
     } else if (f->vq_n[iv] == 0) { /* then this is a head */
         sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
-        f->va_need[ipi / net->P]++;
+        f->va_need[sim_fl_router(f, ipi)]++;
         q->va_ready = cyc + net->cfg.router_delay;
     }
     if (FL_HEAD(code)) {
         int pkt = FL_PKT(code), len = FL_HLEN(code);
-        if (q->fpkt < 0) {
-            q->fpkt = pkt;
-            q->flen = (uint8_t)len;
-            q->fsent = 0;
+        if (q->pkt < 0) {
+            q->pkt = pkt;
+            q->len = (uint8_t)len;
+            q->sent = 0;
         } else {
             int k = q->ve_head + q->ve_n;
             if (k >= f->RB)
@@ -388,11 +248,12 @@ static void sim_fl_credit_arrive(struct sim_net *net, int oip, int vc)
     struct sim_fl *f = net->fl;
     int ov = oip * net->V + vc;
     net->out_occ[oip]--;
-    if (++f->cred[ov] == 1 && f->ovc[ov].owner >= 0) { /* the owner was blocked on credits */
-        int w = f->ovc[ov].owner, wp = w / net->V;
-        unsigned bit = 1u << (w - wp * net->V);
+    struct fl_oc *o = &f->oc[ov];
+    if (++o->cred == 1 && o->owner >= 0) { /* the owner was blocked on credits */
+        int w = o->owner, wp = sim_fl_router(f, oip) * net->P + (w >> 3);
+        unsigned bit = 1u << (w & 7);
         f->cblk[wp] &= (uint8_t)~bit;
-        if (f->vq_n[w] > 0)
+        if (f->vq_n[wp * net->V + (w & 7)] > 0)
             sim_fl_set(f->sw_mask, f->sw_ports, wp, bit);
     }
 }
@@ -401,73 +262,102 @@ static void sim_fl_node_receive(struct sim_net *net, int64_t t, int n, int code)
 {
     struct sim_fl *f = net->fl;
     struct fl_node *fn = &f->nd[n];
-    int cap = net->cfg.eject_buf, k = fn->ej_head + fn->ej_n;
+    fn->ej_n++;
+    if (!FL_HEAD(code))
+        return;
+    int cap = net->cfg.eject_buf, k = fn->ej_head + fn->ej_pk, pkt = FL_PKT(code);
     if (k >= cap)
         k -= cap;
-    f->ej[(size_t)n * cap + k] = code;
-    fn->ej_n++;
-    if (FL_HEAD(code))
-        sim_node_header(net, t * SIM_TPC, n, &net->pkt[FL_PKT(code)]);
+    struct sim_pkt *pk = &net->pkt[pkt];
+    f->ej[(size_t)n * cap + k] = FL_EJ(pkt, (pk->flags & PF_CTRL) != 0, FL_HLEN(code));
+    fn->ej_pk++;
+    sim_node_header(net, t * SIM_TPC, n, pk);
 }
 
 /* Deliveries go to random places in the network: prefetch the record an
  * event will touch a few events ahead. */
 #define FL_PREFETCH_AHEAD 12
-static inline void sim_fl_prefetch_ev(const struct sim_net *net, const struct flw_ev *e)
+FL_PREFETCHER void sim_fl_prefetch_flit(const struct sim_net *net, const struct flw_ev *e)
 {
     const struct sim_fl *f = net->fl;
     int32_t target = e->a >> 2;
-    switch (e->a & 3) {
-    case EVF_RFLIT: {
+    if ((e->a & 3) == EVF_RFLIT) {
         int iv = (target >> 3) * net->V + (target & 7);
         __builtin_prefetch(&f->vq_n[iv], 1);
         if (FL_HEAD(e->b))
-            __builtin_prefetch(&f->ivc[iv], 1);
-        break;
-    }
-    case EVF_NFLIT:
+            __builtin_prefetch(&f->fr[iv], 1);
+    } else {
         __builtin_prefetch(&f->nd[target], 1);
         if (FL_HEAD(e->b))
             __builtin_prefetch(&net->pkt[FL_PKT(e->b)], 0);
-        break;
-    case EVF_RCRED:
-        __builtin_prefetch(&f->cred[(target >> 3) * net->V + (target & 7)], 1);
-        __builtin_prefetch(&net->out_occ[target >> 3], 1);
-        break;
-    default: __builtin_prefetch(&f->nd[target], 1); break;
     }
 }
 
-static void sim_fl_deliver(struct sim_net *net, int64_t t, int32_t a, int32_t code)
+FL_PREFETCHER void sim_fl_prefetch_cred(const struct sim_net *net, const struct flw_ev *e)
+{
+    const struct sim_fl *f = net->fl;
+    int32_t target = e->a >> 2;
+    if ((e->a & 3) == EVF_RCRED) {
+        __builtin_prefetch(&f->oc[(target >> 3) * net->V + (target & 7)], 1);
+        __builtin_prefetch(&net->out_occ[target >> 3], 1);
+    } else {
+        __builtin_prefetch(&f->nd[target], 1);
+    }
+}
+
+static inline void sim_fl_deliver_flit(struct sim_net *net, int64_t t, int32_t a, int32_t code)
 {
     int32_t target = a >> 2;
-    if (__builtin_expect(net->fl->track, 0))
-        sim_fl_count_ev(net, a, -1);
-    switch (a & 3) {
-    case EVF_RFLIT: sim_fl_vq_push(net, target >> 3, target & 7, code, (int32_t)t); break;
-    case EVF_NFLIT: sim_fl_node_receive(net, t, target, code); break;
-    case EVF_RCRED: sim_fl_credit_arrive(net, target >> 3, target & 7); break;
-    default: net->fl->nd[target].inj_cred++; break;
-    }
+    if ((a & 3) == EVF_RFLIT)
+        sim_fl_vq_push(net, target >> 3, target & 7, code, (int32_t)t);
+    else
+        sim_fl_node_receive(net, t, target, code);
 }
 
-/* Deliver everything that arrives in cycle t, chunk by chunk, each chunk
- * going back to the free list as soon as it is done. */
-static void sim_fl_bucket_run(struct sim_net *net, int64_t t)
+static inline void sim_fl_deliver_cred(struct sim_net *net, int32_t a)
 {
-    struct flw *w = &net->fl->wheel;
+    int32_t target = a >> 2;
+    if ((a & 3) == EVF_RCRED)
+        sim_fl_credit_arrive(net, target >> 3, target & 7);
+    else
+        net->fl->nd[target].inj_cred++;
+}
+
+FL_PREFETCHER void sim_fl_prefetch_ev(const struct sim_net *net, const struct flw_ev *e,
+                                      int cred)
+{
+    if (cred)
+        sim_fl_prefetch_cred(net, e);
+    else
+        sim_fl_prefetch_flit(net, e);
+}
+
+/* Deliver everything of wheel w (flits, or credits if cred) that arrives
+ * in cycle t, chunk by chunk, each chunk going back to the free list as
+ * soon as it is done; the target of the event FL_PREFETCH_AHEAD places on
+ * is prefetched.  Flits and credits have wheels of their own so that the
+ * kind of an event is nearly always the predicted one. */
+static inline __attribute__((always_inline)) void
+sim_fl_bucket_run(struct sim_net *net, struct flw *w, int64_t t, int cred)
+{
     struct flw_chunk *c = flw_take(w, t);
     for (int i = 0; c && i < c->n && i < FL_PREFETCH_AHEAD; i++)
-        sim_fl_prefetch_ev(net, &c->ev[i]);
+        sim_fl_prefetch_ev(net, &c->ev[i], cred);
     while (c) {
         struct flw_chunk *next = c->next;
-        for (int i = 0; i < c->n; i++) {
-            int k = i + FL_PREFETCH_AHEAD;
-            if (k < c->n)
-                sim_fl_prefetch_ev(net, &c->ev[k]);
-            else if (next && k - c->n < next->n)
-                sim_fl_prefetch_ev(net, &next->ev[k - c->n]);
-            sim_fl_deliver(net, t, c->ev[i].a, c->ev[i].b);
+        int n = c->n, i = 0;
+        /* The next chunk was written long ago: fetch it while this one runs. */
+        for (size_t b = 0; next && b < sizeof(*next); b += 64)
+            __builtin_prefetch((const char *)next + b, 0);
+        for (; i < n; i++) {
+            if (i + FL_PREFETCH_AHEAD < n)
+                sim_fl_prefetch_ev(net, &c->ev[i + FL_PREFETCH_AHEAD], cred);
+            else if (next && i + FL_PREFETCH_AHEAD - n < next->n)
+                sim_fl_prefetch_ev(net, &next->ev[i + FL_PREFETCH_AHEAD - n], cred);
+            if (cred)
+                sim_fl_deliver_cred(net, c->ev[i].a);
+            else
+                sim_fl_deliver_flit(net, t, c->ev[i].a, c->ev[i].b);
         }
         flw_chunk_put(w, c);
         c = next;
@@ -496,7 +386,7 @@ static void sim_fl_node_inject(struct sim_net *net, int64_t t, int n)
     }
     if (fn->inj_pkt >= 0 && fn->inj_cred > 0) {
         int pkt = fn->inj_pkt, len = fn->inj_len, i = fn->inj_idx;
-        sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RFLIT, fn->term,
+        sim_fl_push_flit(f, t, t + net->cfg.lat_term, fn->term * 4 + EVF_RFLIT,
                     FL_CODE(pkt, i, i == len - 1, len));
         fn->inj_cred--;
         if (++fn->inj_idx == len)
@@ -511,259 +401,24 @@ static void sim_fl_node_sink(struct sim_net *net, int64_t t, int n)
     if (fn->ej_n == 0 || t < fn->ej_sink_at)
         return;
     int cap = net->cfg.eject_buf;
-    int code = f->ej[(size_t)n * cap + fn->ej_head], pkt = FL_PKT(code);
-    if (FL_HEAD(code))
-        fn->ej_ctrl = (net->pkt[pkt].flags & PF_CTRL) != 0;
+    if (fn->ej_part == 0) /* a new packet: its entry is kept in fn until its tail */
+        fn->ej_front = f->ej[(size_t)n * cap + fn->ej_head];
+    int e = fn->ej_front, pkt = e >> 7, ctrl = (e >> 6) & 1;
     /* Control flits are consumed by the NIC; data drains at 1/slow. */
-    fn->ej_sink_at = fn->ej_ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
-    if (++fn->ej_head == cap)
-        fn->ej_head = 0;
+    fn->ej_sink_at = ctrl ? (int32_t)t : (int32_t)(t + fn->slow);
     fn->ej_n--;
     /* The ejection credit goes back to the router's terminal output,
      * whose index equals that of the terminal input (fn->term). */
-    sim_fl_push(f, t, t + net->cfg.lat_term, EVF_RCRED, fn->term, 0);
-    fn->ej_part++;
-    if (FL_TAIL(code)) {
+    sim_fl_push_cred(f, t, t + net->cfg.lat_term, fn->term * 4 + EVF_RCRED);
+    if (++fn->ej_part == (e & 63)) { /* the tail */
         fn->ej_part = 0;
-        if (fn->ej_ctrl)
+        if (++fn->ej_head == cap)
+            fn->ej_head = 0;
+        fn->ej_pk--;
+        if (ctrl)
             sim_pkt_free(net, pkt);
         else
             sim_node_account(net, (t + 1) * SIM_TPC, n, pkt);
-    }
-}
-
-/* ---- routing, VC allocation, switch allocation ---- */
-
-/* Input VC iv (port ipi, VC vc) takes its routed output VC. */
-static inline void sim_fl_va_grant(struct sim_fl *f, int r, int ipi, int vc, int iv)
-{
-    struct fl_ivc *q = &f->ivc[iv];
-    f->ovc[q->ov].owner = iv;
-    f->act[ipi] |= (uint8_t)(1u << vc);
-    sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
-    f->va_need[r]--;
-    if (f->cred[q->ov] > 0)
-        sim_fl_set(f->sw_mask, f->sw_ports, ipi, 1u << vc);
-    else
-        f->cblk[ipi] |= (uint8_t)(1u << vc);
-}
-
-/* VC allocation.  Default: requesters are served in input-port order
- * rotated to start at (t mod P), lowest VC first, each taking its output
- * VC if free.  --va rr (BookSim's separable allocator with round-robin
- * arbiters): a free output VC goes to the requester of this cycle nearest
- * at or after its priority pointer in router-local input VC order, and the
- * pointer moves past the winner, so persistent waiters are served in turn.
- * --va fixed: the default's order without the rotation (port 0 first). */
-static void sim_fl_route_va(struct sim_net *net, int64_t t, int r)
-{
-    struct sim_fl *f = net->fl;
-    if (f->va_need[r] == 0)
-        return;
-    int P = net->P, V = net->V, ntouch = 0;
-    int start = net->cfg.va_rr == 2 ? 0 : (int)(t % P);
-    /* Ports in rotating order (no favourite); VA at a port changes only
-     * that port's masks, so the snapshot of the bitmap stays exact. */
-    for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, start); pb; pb &= pb - 1) {
-        int port = start + __builtin_ctzll(pb);
-        if (port >= P)
-            port -= P;
-        int ipi = r * P + port;
-        for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
-            int vc = __builtin_ctz(m), iv = ipi * V + vc;
-            struct fl_ivc *q = &f->ivc[iv];
-            if (t < q->va_ready)
-                continue; /* routing + allocation pipeline */
-            if (q->ov < 0) {
-                int out, ovc;
-                sim_route(net, r, port, &net->pkt[q->fpkt], &out, &ovc);
-                q->op = r * P + out;
-                q->ov = q->op * V + ovc;
-                f->omap[iv] = (uint8_t)out;
-            }
-            struct fl_ovc *oc = &f->ovc[q->ov];
-            if (oc->owner >= 0) {
-                /* Wait off the mask until the owner's tail releases it:
-                 * retrying every cycle would fail the same way. */
-                sim_fl_clr(f->va_mask, f->va_ports, ipi, 1u << vc);
-                f->va_need[r]--;
-                q->wnext = oc->whead;
-                oc->whead = iv;
-                continue;
-            }
-            if (f->va_rr) {
-                int key = iv - r * P * V - f->va_rr[q->ov];
-                if (key < 0)
-                    key += P * V;
-                if (f->va_cand[q->ov] < 0) {
-                    f->va_touch[ntouch++] = q->ov;
-                } else if (key >= f->va_key[q->ov]) {
-                    continue;
-                }
-                f->va_cand[q->ov] = iv;
-                f->va_key[q->ov] = key;
-                continue;
-            }
-            sim_fl_va_grant(f, r, ipi, vc, iv);
-        }
-    }
-    for (int i = 0; i < ntouch; i++) { /* --va rr: grant the winners */
-        int ov = f->va_touch[i], iv = f->va_cand[ov], loc = iv - r * P * V;
-        f->va_cand[ov] = -1;
-        f->va_rr[ov] = loc + 1 == P * V ? 0 : loc + 1;
-        sim_fl_va_grant(f, r, iv / V, iv % V, iv);
-    }
-}
-
-/* The head flit of pk crosses towards output o, VC ov: FECN marking from
- * the remote queue's occupancy, and hop counters. */
-static void sim_fl_head_crosses(struct sim_net *net, struct sim_pkt *pk, int o, int ov, int cred)
-{
-    if (net->cfg.cc == SIM_CC_FECN && !(pk->flags & PF_CTRL)) {
-        double cap = net->out_cap[ov], fr = (cap - cred) / cap;
-        double prob = (fr - 0.5) * 2.0 * net->cfg.fecn_mult;
-        if (fr > 0.5 && (prob >= 1.0 || sim_rand01(net) < prob))
-            pk->flags |= PF_FECN;
-    }
-    pk->hops++;
-    if (o >= net->cfg.p) {
-        pk->rhops++;
-        if (o >= net->cfg.p + net->cfg.a - 1)
-            pk->ghops++;
-    }
-}
-
-/* Move the front flit of input VC iv (port ipi of router r, VC vc)
- * across the switch to its output queue, and return its credit. */
-static void sim_fl_traverse(struct sim_net *net, int64_t t, int r, int ipi, int vc, int iv)
-{
-    struct sim_fl *f = net->fl;
-    struct fl_ivc *q = &f->ivc[iv];
-    int V = net->V, ov = q->ov, oip = q->op, ovc = ov - oip * V;
-    uint8_t bit = (uint8_t)(1u << vc);
-    int pkt = q->fpkt, i = q->fsent, tail = i == q->flen - 1;
-    int code = FL_CODE(pkt, i, tail, q->flen);
-    assert(f->cred[ov] > 0 && f->vq_n[iv] > 0 && (f->act[ipi] & bit) && !(f->cblk[ipi] & bit));
-    q->fsent++;
-    int left = --f->vq_n[iv];
-    if (i == 0) {
-        sim_fl_head_crosses(net, &net->pkt[pkt], oip - r * net->P, ov, f->cred[ov]);
-        if (q->ve_n > 0) /* the next packet's entry is read when this tail leaves */
-            __builtin_prefetch(&f->ring[(size_t)iv * f->RB + q->ve_head], 0);
-    }
-    int cr = --f->cred[ov];
-    net->out_occ[oip]++;
-    /* Output queue: the flit leaves one cycle after the previous one. */
-    const struct fl_port *op = &f->port[oip];
-    int64_t d = t + 1 > f->onext[oip] ? t + 1 : f->onext[oip];
-    f->onext[oip] = (int32_t)(d + 1);
-    sim_fl_push_ev(f, t, d + op->lat, op->down_ev + 4 * ovc, code);
-    /* The VC leaves the switch requests if it is empty, out of credits
-     * (then it is re-armed by a credit), or its packet is done. */
-    if (left == 0 || cr == 0 || tail)
-        sim_fl_clr(f->sw_mask, f->sw_ports, ipi, bit);
-    if (cr == 0 && !tail)
-        f->cblk[ipi] |= bit;
-    if (tail) {
-        struct fl_ovc *oc = &f->ovc[ov];
-        oc->owner = -1;
-        for (int w = oc->whead; w >= 0;) { /* waiters try again next cycle */
-            int next = f->ivc[w].wnext, wp = w / V;
-            sim_fl_set(f->va_mask, f->va_ports, wp, 1u << (w - wp * V));
-            f->va_need[r]++;
-            f->ivc[w].wnext = -1;
-            w = next;
-        }
-        oc->whead = -1;
-        f->act[ipi] &= (uint8_t)~bit;
-        q->ov = -1;
-        if (q->ve_n > 0) { /* the next packet's head is now in front */
-            const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + q->ve_head];
-            q->fpkt = e->pklen >> 6;
-            q->flen = (uint8_t)(e->pklen & 63);
-            q->fsent = 0;
-            if (++q->ve_head == f->RB)
-                q->ve_head = 0;
-            q->ve_n--;
-            sim_fl_set(f->va_mask, f->va_ports, ipi, bit);
-            f->va_need[r]++;
-            q->va_ready = e->arr + net->cfg.router_delay;
-        } else {
-            q->fpkt = -1;
-        }
-    }
-    /* Credit back upstream over the same link. */
-    const struct fl_port *ipt = &f->port[ipi];
-    sim_fl_push_ev(f, t, t + ipt->lat, ipt->up_ev + 4 * vc, 0);
-}
-
-/* One switch sub-cycle: each input offers one flit (round robin over its
- * VCs that may cross); it goes if its output has not taken a flit in this
- * sub-cycle. */
-/* --sa rr: one round of BookSim's separable input-first allocator with
- * round-robin arbiters.  Each input port offers the first VC that may
- * cross in round-robin order from its pointer (not knowing which outputs
- * are taken); each output port grants the offering input nearest at or
- * after its own pointer; both pointers move past a grant. */
-static void sim_fl_switch_rr(struct sim_net *net, int64_t t, int r)
-{
-    struct sim_fl *f = net->fl;
-    int P = net->P, V = net->V;
-    int cand[64], key[64], cvc[64], outs[64], nout = 0;
-    for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0); pb; pb &= pb - 1) {
-        int port = __builtin_ctzll(pb), ipi = r * P + port;
-        uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]];
-        if (!sq)
-            continue;
-        int vc = (int)(sq & 15) - 1, o = f->omap[ipi * V + vc];
-        int k = port - f->sa_ptr[r * P + o];
-        if (k < 0)
-            k += P;
-        int i;
-        for (i = 0; i < nout && outs[i] != o; i++)
-            ;
-        if (i == nout) {
-            outs[nout++] = o;
-            cand[o] = -1;
-        }
-        if (cand[o] < 0 || k < key[o]) {
-            cand[o] = port;
-            key[o] = k;
-            cvc[o] = vc;
-        }
-    }
-    for (int i = 0; i < nout; i++) {
-        int o = outs[i], port = cand[o], vc = cvc[o], ipi = r * P + port;
-        f->sa_ptr[r * P + o] = (uint8_t)(port + 1 < P ? port + 1 : 0);
-        f->rr_in[ipi] = (uint8_t)(vc + 1 < V ? vc + 1 : 0);
-        sim_fl_traverse(net, t, r, ipi, vc, ipi * V + vc);
-    }
-}
-
-static void sim_fl_switch(struct sim_net *net, int64_t t, int r, int start)
-{
-    struct sim_fl *f = net->fl;
-    int P = net->P, V = net->V;
-    uint64_t used = 0; /* outputs (router-local) that took a flit */
-    /* Ports with requests in rotating order; a crossing changes only its
-     * own port's mask, so the snapshot of the bitmap stays exact. */
-    for (uint64_t pb = sim_fl_ports(f->sw_ports, r, P, start); pb; pb &= pb - 1) {
-        int port = start + __builtin_ctzll(pb);
-        if (port >= P)
-            port -= P;
-        int ipi = r * P + port;
-        /* The port's VCs that may cross, from the round-robin VC on. */
-        for (uint32_t sq = f->rrseq[f->sw_mask[ipi] * 8 + f->rr_in[ipi]]; sq; sq >>= 4) {
-            int vc = (int)(sq & 15) - 1;
-            int iv = ipi * V + vc;
-            uint64_t ob = 1ull << f->omap[iv];
-            if (used & ob)
-                continue;
-            used |= ob;
-            f->rr_in[ipi] = (uint8_t)(vc + 1 < V ? vc + 1 : 0);
-            sim_fl_traverse(net, t, r, ipi, vc, iv);
-            break;
-        }
     }
 }
 
@@ -790,41 +445,11 @@ static void sim_fl_generate(struct sim_net *net, int64_t t, int n)
     nd->sq_n++;
 }
 
-/* Prefetch the input VC records that the allocators of router r will
- * read first: of each port, the first VC that may cross or awaits VA. */
-static void sim_fl_prefetch_router(const struct sim_net *net, int r)
-{
-    const struct sim_fl *f = net->fl;
-    int P = net->P, V = net->V;
-    uint64_t pb = sim_fl_ports(f->sw_ports, r, P, 0) | sim_fl_ports(f->va_ports, r, P, 0);
-    for (; pb; pb &= pb - 1) {
-        int ipi = r * P + __builtin_ctzll(pb);
-        /* Every candidate: a port sends from a different VC in each
-         * sub-cycle as its round robin moves on. */
-        for (unsigned m = f->sw_mask[ipi] | f->va_mask[ipi]; m; m &= m - 1)
-            __builtin_prefetch(&f->ivc[ipi * V + __builtin_ctz(m)], 1);
-    }
-}
-
-/* Second stage, once the records are in: the packets VA will route. */
-static void sim_fl_prefetch_route(const struct sim_net *net, int r)
-{
-    const struct sim_fl *f = net->fl;
-    int P = net->P, V = net->V;
-    for (uint64_t pb = sim_fl_ports(f->va_ports, r, P, 0); pb; pb &= pb - 1) {
-        int ipi = r * P + __builtin_ctzll(pb);
-        for (unsigned m = f->va_mask[ipi]; m; m &= m - 1) {
-            const struct fl_ivc *q = &f->ivc[ipi * V + __builtin_ctz(m)];
-            if (q->ov < 0)
-                __builtin_prefetch(&net->pkt[q->fpkt], 1);
-        }
-    }
-}
-
 void sim_flit_cycle(struct sim_net *net, int64_t t)
 {
     struct sim_fl *f = net->fl;
-    sim_fl_bucket_run(net, t);
+    sim_fl_bucket_run(net, &f->wheel, t, 0);
+    sim_fl_bucket_run(net, &f->cwheel, t, 1);
     for (int n = 0; n < net->N; n++) {
         if (net->cfg.offered < 1.0)
             sim_fl_generate(net, t, n);
@@ -834,23 +459,7 @@ void sim_flit_cycle(struct sim_net *net, int64_t t)
     f->sacc += net->cfg.speedup;
     int subs = (int)f->sacc;
     f->sacc -= subs;
-    int P = net->P, start[4];
-    for (int s = 0; s < subs && s < 4; s++)
-        start[s] = (int)((t + s) % P);
-    for (int r = 0; r < net->R; r++) {
-        if (r + 4 < net->R)
-            sim_fl_prefetch_router(net, r + 4);
-        if (r + 2 < net->R)
-            sim_fl_prefetch_route(net, r + 2);
-        sim_fl_route_va(net, t, r);
-        if (f->sa_ptr) {
-            for (int s = 0; s < subs; s++)
-                sim_fl_switch_rr(net, t, r);
-            continue;
-        }
-        for (int s = 0; s < subs; s++)
-            sim_fl_switch(net, t, r, s < 4 ? start[s] : (int)((t + s) % P));
-    }
+    sim_fl_routers(net, t, subs);
 }
 
 /* Flits of live packets that sit outside buffers and wires: not yet
@@ -867,33 +476,43 @@ int64_t sim_flit_outside(const struct sim_net *net)
     return x;
 }
 
+static void sim_fl_count_one(void *arg, const struct flw_ev *e)
+{
+    sim_fl_count_ev(arg, e->a, 1);
+}
+
 /* Copy the flit engine's own counters into the shared arrays that the
  * invariant checker and the census read (credits, flits buffered, node
- * credits and ejection buffers).  Flits on wires or in output queues and
- * credits in flight are kept there directly when checking (f->track). */
+ * credits and ejection buffers), and recount from the wheel the flits on
+ * wires or in output queues and the credits in flight (the engine keeps
+ * no such counters: that would cost every flit a check). */
 void sim_flit_sync(const struct sim_net *net)
 {
     const struct sim_fl *f = net->fl;
     size_t nv = (size_t)net->R * net->P * net->V;
     for (size_t iv = 0; iv < nv; iv++) {
         net->in_flits[iv] = f->vq_n[iv];
-        net->out_cred[iv] = f->cred[iv];
+        net->out_cred[iv] = f->oc[iv].cred;
+        net->out_fwd[iv] = net->out_ret[iv] = 0;
     }
     for (int n = 0; n < net->N; n++) {
         net->node[n].inj_cred = f->nd[n].inj_cred;
         net->node[n].ej_flits = f->nd[n].ej_n;
+        net->node[n].inj_fwd = net->node[n].inj_ret = 0;
     }
+    flw_each(&f->wheel, sim_fl_count_one, (void *)net);
+    flw_each(&f->cwheel, sim_fl_count_one, (void *)net);
 }
 
 /* Diagnostics: packet ids of up to max flits of input VC iv, front first. */
 int sim_flit_vc_pkts(const struct sim_net *net, int iv, int32_t *out, int max)
 {
     const struct sim_fl *f = net->fl;
-    const struct fl_ivc *q = &f->ivc[iv];
+    const struct fl_front *q = &f->fr[iv], *fr = q;
     int n = 0, left = f->vq_n[iv];
-    if (q->fpkt >= 0)
-        for (int i = q->fsent; i < q->flen && n < max && left > 0; i++, left--)
-            out[n++] = q->fpkt;
+    if (fr->pkt >= 0)
+        for (int i = fr->sent; i < fr->len && n < max && left > 0; i++, left--)
+            out[n++] = fr->pkt;
     for (int k = 0; k < q->ve_n; k++) {
         const struct fl_ent *e = &f->ring[(size_t)iv * f->RB + (q->ve_head + k) % f->RB];
         for (int i = 0; i < (e->pklen & 63) && n < max && left > 0; i++, left--)

@@ -69,3 +69,15 @@ void flw_extend(struct flw *w, struct flw_bucket *bk)
     bk->wp = c->ev;
     bk->wend = c->ev + FLW_CHUNK;
 }
+
+void flw_each(const struct flw *w, void (*fn)(void *arg, const struct flw_ev *e), void *arg)
+{
+    for (int64_t b = 0; b <= w->mask; b++) {
+        const struct flw_bucket *bk = &w->bk[b];
+        for (const struct flw_chunk *c = bk->head; c; c = c->next) {
+            int n = c == bk->tail ? (int)(bk->wp - c->ev) : c->n;
+            for (int i = 0; i < n; i++)
+                fn(arg, &c->ev[i]);
+        }
+    }
+}

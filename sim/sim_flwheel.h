@@ -47,6 +47,9 @@ void flw_free(struct flw *w);
 /* Refill the free list (out of memory aborts: nothing to save mid-run). */
 void flw_grow(struct flw *w);
 
+/* Call fn(arg, e) for every event in the wheel (slow: for the checker). */
+void flw_each(const struct flw *w, void (*fn)(void *arg, const struct flw_ev *e), void *arg);
+
 /* Close the bucket's tail chunk (if any) and open a new one. */
 void flw_extend(struct flw *w, struct flw_bucket *bk);
 
