@@ -135,7 +135,7 @@ static int print_memory(int n)
     mem_row("total (segment, rings, structures)", st, dy, "not the heap, not fixed private memory");
     printf("  (each sender's short ring: %zu B; shared heap mapped: %llu KiB, pages used on "
            "demand; SLUICE_FLOWCTL now: %s)\n", ring_bytes,
-           (unsigned long long)(m[0].heap / 1024), was ? was : "dynamic (default)");
+           (unsigned long long)(m[0].heap / 1024), was ? was : "static (default)");
     return 0;
 }
 
