@@ -13,7 +13,10 @@
 # usage: scripts/chaos.sh [RUNS (200)]
 # environment: SLUICERUN, CHAOS_PROG (default: build/bin/sluicerun,
 #   build/tests/chaos_prog), CHAOS_RANKS (4), CHAOS_MAX_DELAY (1.5 s after the
-#   job runs), CHAOS_VERBOSE=1 (print every run).
+#   job runs), CHAOS_KILLS (1: ranks killed per run once it runs, all by
+#   one kill(1) call, so they die together; a kill while starting is always
+#   one),
+#   CHAOS_VERBOSE=1 (print every run).
 # Exit status 0 when every run ended cleanly.
 runs=${1:-200}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +24,8 @@ run=${SLUICERUN:-$here/build/bin/sluicerun}
 prog=${CHAOS_PROG:-$here/build/tests/chaos_prog}
 nranks=${CHAOS_RANKS:-4}
 maxdelay=${CHAOS_MAX_DELAY:-1.5}
+nkills=${CHAOS_KILLS:-1}
+[ "$nkills" -ge 1 ] && [ "$nkills" -le "$nranks" ] || { echo "chaos: CHAOS_KILLS must be 1..$nranks" >&2; exit 2; }
 [ -x "$run" ] || { echo "chaos: no sluicerun at $run" >&2; exit 2; }
 [ -x "$prog" ] || { echo "chaos: no chaos_prog at $prog" >&2; exit 2; }
 
@@ -36,6 +41,12 @@ trap 'exit 130' INT TERM
 now_ms() { date +%s%3N; }
 # Children of a process (the ranks of the sluicerun we started).
 children() { cat /proc/"$1"/task/*/children 2>/dev/null; }
+# $2 distinct random numbers in [0, $1), space separated.
+rnddistinct() {
+    awk -v m="$1" -v k="$2" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN {
+        srand(s); for (i = 0; i < m; i++) a[i] = i
+        for (i = 0; i < k; i++) { j = i + int(rand() * (m - i)); t = a[i]; a[i] = a[j]; a[j] = t; printf "%d ", a[i] } }'
+}
 # A random number in [0, $1) (awk's rand seeded from /dev/urandom).
 rnd() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%.3f", rand() * m }'; }
 rndint() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%d", int(rand() * m) }'; }
@@ -79,7 +90,18 @@ while [ $i -lt "$runs" ]; do
         [ -z "$why" ] && sleep "$(rnd "$maxdelay")"
     fi
     [ -n "$vpid" ] && key=$(tr '\0' '\n' <"/proc/$vpid/environ" 2>/dev/null | sed -n 's/^SLUICE_JOBKEY=//p')
-    if [ -z "$why" ] && [ -n "$vpid" ] && kill -KILL "$vpid" 2>/dev/null; then
+    others=""
+    if [ $mode = run ] && [ "$nkills" -gt 1 ] && [ -z "$why" ]; then
+        for v in $(rnddistinct "$nranks" "$nkills"); do
+            [ "$v" = "$victim" ] && continue
+            p=$(sed -n "s/^chaos rank $v pid \([0-9]*\)$/\1/p" "$tmp/out")
+            [ -n "$p" ] && others="$others $p"
+        done
+        set -- $others
+        while [ $# -ge "$nkills" ]; do shift; done # one victim is $victim
+        others="$*"
+    fi
+    if [ -z "$why" ] && [ -n "$vpid" ] && kill -KILL "$vpid" $others 2>/dev/null; then
         t0=$(now_ms)
         if [ -z "$key" ]; then
             for p in $(children "$jobpid"); do
@@ -112,7 +134,11 @@ while [ $i -lt "$runs" ]; do
             why="exit status 0"
         elif ! grep -q "^sluicerun: rank $victim (pid $vpid) killed by signal 9" "$tmp/out" &&
              ! { [ $mode = early ] && grep -q "^sluicerun: rank [0-9]* (pid $vpid) killed by signal 9" "$tmp/out"; }; then
-            why="sluicerun did not name the killed rank $victim (pid $vpid)"
+            named=""
+            for p in $others; do
+                grep -q "^sluicerun: rank [0-9]* (pid $p) killed by signal 9" "$tmp/out" && named=$p
+            done
+            [ -z "$named" ] && why="sluicerun did not name a killed rank ($victim, pid $vpid${others:+, and pids $others})"
         fi
     fi
     left=""
@@ -126,12 +152,12 @@ while [ $i -lt "$runs" ]; do
     rm -rf "$jt"
     if [ -z "$why" ]; then
         clean=$((clean + 1))
-        [ "${CHAOS_VERBOSE:-0}" = 1 ] && echo "run $i: $mode kill of rank $victim, exit $rc, ended in ${dt} ms, job key ${key:-unknown}"
+        [ "${CHAOS_VERBOSE:-0}" = 1 ] && echo "run $i: $mode kill of rank $victim${others:+ and pids $others}, exit $rc, ended in ${dt} ms, job key ${key:-unknown}"
     else
         bad=$((bad + 1))
         echo "run $i: $mode kill of rank $victim (pid $vpid): $why (exit $rc)"
         sed 's/^/    /' "$tmp/out" | grep -v '^    chaos rank' | head -20
     fi
 done
-echo "chaos: $runs runs ($early while starting), $clean clean ends, longest kill-to-end ${longest} ms, $hangs hangs, $leftovers with leftovers, $bad failed"
+echo "chaos: $runs runs ($early while starting, $nkills kill(s) per running job), $clean clean ends, longest kill-to-end ${longest} ms, $hangs hangs, $leftovers with leftovers, $bad failed"
 [ $bad -eq 0 ]
