@@ -101,19 +101,13 @@ static void mem_row(const char *what, uint64_t st, uint64_t dy, const char *note
  * control schemes under the other current settings. */
 static int print_memory(int n)
 {
-    const char *was = getenv("SLUICE_FLOWCTL");
-    char *keep = was ? strdup(was) : NULL;
     wire_mem_t m[2];
     for (int i = 0; i < 2; i++) {
-        setenv("SLUICE_FLOWCTL", i ? "dynamic" : "static", 1);
-        if (wire_memory_plan(n, &m[i]) != SL_OK) {
+        if (wire_memory_plan(n, i ? WIRE_FC_DYNAMIC : WIRE_FC_STATIC, &m[i]) != SL_OK) {
             fprintf(stderr, "sluice_info: no valid mailbox for %d ranks with these settings\n", n);
             return 1;
         }
     }
-    if (keep) setenv("SLUICE_FLOWCTL", keep, 1);
-    else unsetenv("SLUICE_FLOWCTL");
-    free(keep);
     size_t ring_bytes, area = p2p_short_plan(n, &ring_bytes);
     long bounce = 0, buckets = 0;
     sl_param_int(SL_PARAM_BOUNCE_SIZE, &bounce);
@@ -135,7 +129,7 @@ static int print_memory(int n)
     mem_row("total (segment, rings, structures)", st, dy, "not the heap, not fixed private memory");
     printf("  (each sender's short ring: %zu B; shared heap mapped: %llu KiB, pages used on "
            "demand; SLUICE_FLOWCTL now: %s)\n", ring_bytes,
-           (unsigned long long)(m[0].heap / 1024), was ? was : "static (default)");
+           (unsigned long long)(m[0].heap / 1024), sl_param_str(SL_PARAM_FLOWCTL));
     return 0;
 }
 

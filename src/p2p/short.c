@@ -159,6 +159,18 @@ static uint32_t short_lines(int size, long ring, long budget)
     return 1u << (63 - __builtin_clzl((unsigned long)(ring / SH_LINE)));
 }
 
+/* Bytes of a channel (its receiver's and sender's lines and its ring), and
+ * of an area of `size` of them behind the header. */
+static size_t chan_bytes_of(uint32_t lines)
+{
+    return sizeof(sh_chan_t) + (size_t)lines * SH_LINE;
+}
+
+static size_t area_bytes(size_t size, uint32_t lines)
+{
+    return sizeof(sh_area_t) + size * chan_bytes_of(lines);
+}
+
 size_t p2p_short_plan(int size, size_t *ring_bytes)
 {
     long max, ring, budget;
@@ -169,7 +181,7 @@ size_t p2p_short_plan(int size, size_t *ring_bytes)
         return 0;
     uint32_t lines = short_lines(size, ring, budget);
     *ring_bytes = (size_t)lines * SH_LINE;
-    return sizeof(sh_area_t) + (size_t)size * (sizeof(sh_chan_t) + *ring_bytes);
+    return area_bytes((size_t)size, lines);
 }
 
 sl_status_t p2p_short_init(void)
@@ -200,8 +212,8 @@ sl_status_t p2p_short_init(void)
     if (max == 0) return SL_OK;
     S.max = (size_t)max;
     S.hot = (size_t)hot;
-    S.chan_bytes = sizeof(sh_chan_t) + (size_t)S.lines * SH_LINE;
-    size_t len = sizeof(sh_area_t) + (size_t)P.size * S.chan_bytes;
+    S.chan_bytes = chan_bytes_of(S.lines);
+    size_t len = area_bytes((size_t)P.size, S.lines);
     void *mem;
     if (PtlSluiceMemAlloc(P.ni, len, &mem) != PTL_OK) {
         sl_log_debug("p2p: no shared heap for %zu bytes of short-message rings: path off", len);
@@ -232,8 +244,8 @@ void p2p_short_attach(int peer, uint64_t addr)
         PtlSluiceMemAttach(P.ni, id, addr, sizeof *a, (void **)&a) != PTL_OK)
         return;
     uint32_t lines = a->lines, amax = a->max;
-    size_t chan_bytes = sizeof(sh_chan_t) + (size_t)lines * SH_LINE;
-    size_t len = sizeof *a + (size_t)a->size * chan_bytes;
+    size_t chan_bytes = chan_bytes_of(lines);
+    size_t len = area_bytes(a->size, lines);
     if (a->size != (uint32_t)P.size || !amax || (lines & (lines - 1)) ||
         span_of(amax) > lines / 2 || PtlSluiceMemAttach(P.ni, id, addr, len, (void **)&a) != PTL_OK)
         return;

@@ -67,15 +67,24 @@ static long wire_auto_slots(uint32_t senders, long cslots, bool dynamic)
     return slots < WIRE_AUTO_MIN_SLOTS ? WIRE_AUTO_MIN_SLOTS : slots;
 }
 
+/* The receiver's private flow-control structures for a job of `size` ranks:
+ * dynfc's state, or the static scheme's one counter per sender. */
+static size_t fc_struct_bytes(const wire_layout_t *l, int size)
+{
+    return l->dynamic ? dfc_struct_bytes(size, l->credit_slots)
+                      : (size_t)size * sizeof(_Atomic uint32_t);
+}
+
 /* The mailbox geometry for a job of `size` ranks under the current
- * settings (also what wire_memory_plan reports). */
-static sl_status_t wire_layout_for(int size, wire_layout_t *out)
+ * settings, with the flow-control scheme `scheme` (WIRE_FC_SETTING: the
+ * one SLUICE_FLOWCTL names). */
+static sl_status_t wire_layout_for(int size, int scheme, wire_layout_t *out)
 {
     long slots, cslots, pkt;
     if (sl_param_int(SL_PARAM_MAILBOX_SLOTS, &slots) ||
         sl_param_int(SL_PARAM_CREDIT_SLOTS, &cslots) || sl_param_int(SL_PARAM_PKT_SLOTS, &pkt))
         return SL_ERR_CONFIG;
-    int dynamic = wire_flowctl();
+    int dynamic = scheme == WIRE_FC_SETTING ? wire_flowctl() : scheme == WIRE_FC_DYNAMIC;
     if (dynamic < 0) return SL_ERR_CONFIG;
     uint32_t senders = (uint32_t)size - 1;
     if (slots == 0) slots = wire_auto_slots(senders, cslots, dynamic);
@@ -97,12 +106,14 @@ static sl_status_t wire_layout_for(int size, wire_layout_t *out)
     return SL_OK;
 }
 
-sl_status_t wire_memory_plan(int size, wire_mem_t *out)
+sl_status_t wire_memory_plan(int size, int scheme, wire_mem_t *out)
 {
-    if (size < 1 || !out) return SL_ERR_INVALID;
+    if (size < 1 || !out ||
+        (scheme != WIRE_FC_SETTING && scheme != WIRE_FC_STATIC && scheme != WIRE_FC_DYNAMIC))
+        return SL_ERR_INVALID;
     wire_layout_t l;
     long fb, chans, chunk, heap;
-    if (wire_layout_for(size, &l) || sl_param_int(SL_PARAM_FASTBOX, &fb) ||
+    if (wire_layout_for(size, scheme, &l) || sl_param_int(SL_PARAM_FASTBOX, &fb) ||
         sl_param_int(SL_PARAM_STAGE_CHANNELS, &chans) ||
         sl_param_int(SL_PARAM_STAGE_CHUNK, &chunk) || sl_param_int(SL_PARAM_SHM_HEAP, &heap))
         return SL_ERR_CONFIG;
@@ -116,8 +127,7 @@ sl_status_t wire_memory_plan(int size, wire_mem_t *out)
         .dynamic_region = l.dynamic ? ((uint64_t)l.data_slots - cr) * SHM_SLOT : 0,
         .fastbox = pl.stage_off - pl.fb_off, .staging = pl.heap_off - pl.stage_off,
         .header = pl.ring_off, .segment = pl.heap_off, .heap = heap > 0 ? (uint64_t)heap : 0,
-        .fc_private = l.dynamic ? dfc_struct_bytes(size, l.credit_slots)
-                                : (uint64_t)size * sizeof(_Atomic uint32_t)};
+        .fc_private = fc_struct_bytes(&l, size)};
     return SL_OK;
 }
 
@@ -128,7 +138,7 @@ static sl_status_t wire_config(wire_t *w)
         sl_param_int(SL_PARAM_PIGGYBACK, &piggy) || sl_param_int(SL_PARAM_WIRE_CHECK, &check) ||
         sl_param_int(SL_PARAM_YIELD, &yield))
         return SL_ERR_CONFIG;
-    sl_status_t st = wire_layout_for(w->size, &w->layout);
+    sl_status_t st = wire_layout_for(w->size, WIRE_FC_SETTING, &w->layout);
     if (st != SL_OK) return st;
     w->fb_cells = wire_fb_cells(w->size, fb);
     w->spin_ns = spin * 1000;
@@ -250,8 +260,7 @@ static void wire_print_stats(const wire_t *w)
             w->rank, l->dynamic ? "dynamic" : "static", w->seg_len - (size_t)w->hdr->heap_len,
             (unsigned long long)l->slots * SHM_SLOT, (unsigned long long)cr,
             (unsigned long long)l->data_slots * SHM_SLOT, (unsigned long long)w->hdr->heap_len,
-            l->dynamic ? dfc_struct_bytes(w->size, l->credit_slots)
-                       : (size_t)w->size * sizeof(_Atomic uint32_t));
+            fc_struct_bytes(l, w->size));
 }
 
 sl_status_t wire_fini(wire_t *w)
@@ -383,6 +392,18 @@ void wire_credits_arrived(wire_t *w, int peer, uint32_t credits)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* A copy of a message to park (the caller's buffer is free after the
+ * send); NULL when out of memory. */
+static wire_pend_t *pend_copy(uint8_t type, uint16_t msg, bool control, const struct iovec *iov,
+                              int iovcnt, size_t len)
+{
+    wire_pend_t *pm = malloc(sizeof *pm + len);
+    if (!pm) return NULL;
+    *pm = (wire_pend_t){.type = type, .control = control, .msg = msg, .len = len};
+    iov_gather(pm->data, iov, iovcnt, 0, len);
+    return pm;
+}
+
 /* Park a compulsory request or response ahead of the data waiting for the
  * same peer (paper 001 §6.1), behind only a message already partly sent,
  * whose fragments must stay together, and older control packets. */
@@ -406,16 +427,14 @@ void wire_send_control(wire_t *w, int dst, uint8_t type, uint32_t value)
         pthread_mutex_unlock(&p->lock);
         return;
     }
+    struct iovec iov = {&value, sizeof value};
     if (sl_list_empty(&p->pending) && p->credits >= 1) {
-        struct iovec iov = {&value, sizeof value};
         size_t off = 0;
         wire_send_frags(w, dst, type, 0, &iov, 1, sizeof value, &off, false, false);
     } else {
-        wire_pend_t *pm = malloc(sizeof *pm + sizeof value);
+        wire_pend_t *pm = pend_copy(type, 0, true, &iov, 1, sizeof value);
         /* the peer waits for this answer: losing it would stall the pair */
         if (!pm) wire_die(w, 71, "wire: out of memory parking a flow-control packet");
-        *pm = (wire_pend_t){.type = type, .control = true, .len = sizeof value};
-        memcpy(pm->data, &value, sizeof value);
         park_control(w, p, pm);
         wire_drain_pending(w, dst);
         shm_wake(w, p->hdr); /* its drain returns the credits this waits for */
@@ -502,20 +521,10 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
         wire_send_frags(w, dst, type, msg, iov, iovcnt, len, &off, false, lazy);
     } else {
         /* Park a copy first, so that NOMEM leaves nothing half sent. */
-        wire_pend_t *pm = malloc(sizeof *pm + len);
+        wire_pend_t *pm = pend_copy(type, msg, false, iov, iovcnt, len);
         if (!pm) {
             st = SL_ERR_NOMEM;
         } else {
-            pm->type = type;
-            pm->control = false;
-            pm->msg = msg;
-            pm->len = len;
-            pm->off = 0;
-            size_t off = 0;
-            for (int i = 0; i < iovcnt; i++) {
-                if (iov[i].iov_len) memcpy(pm->data + off, iov[i].iov_base, iov[i].iov_len);
-                off += iov[i].iov_len;
-            }
             sl_list_push_tail(&p->pending, &pm->link);
             atomic_fetch_add(&w->parked, 1);
             WIRE_STAT_OWN(&p->tx, stalled_msgs, 1);

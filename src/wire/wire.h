@@ -70,7 +70,7 @@ typedef struct wire_layout {
 } wire_layout_t;
 
 /* Receive-side memory of one rank in a job of `size` ranks under the
- * current settings, computed without starting anything (sluice_info
+ * current settings and a flow-control scheme, computed without starting anything (sluice_info
  * --memory, SLUICE_STATS).  Bytes. */
 typedef struct wire_mem {
     bool dynamic;
@@ -84,7 +84,10 @@ typedef struct wire_mem {
     uint64_t heap;           /* SLUICE_SHM_HEAP as set (shrunk at run time to fit /dev/shm) */
     uint64_t fc_private;     /* the receiver's flow-control structures (private memory) */
 } wire_mem_t;
-sl_status_t wire_memory_plan(int size, wire_mem_t *out);
+enum { WIRE_FC_SETTING = -1, WIRE_FC_STATIC = 0, WIRE_FC_DYNAMIC = 1 };
+/* scheme: WIRE_FC_STATIC, WIRE_FC_DYNAMIC, or WIRE_FC_SETTING (the one
+ * SLUICE_FLOWCTL names).  SL_ERR_INVALID for a bad size or scheme. */
+sl_status_t wire_memory_plan(int size, int scheme, wire_mem_t *out);
 
 /* Create this rank's segment, attach every peer's, check the configuration
  * (Eq. 2, agreement between ranks) and probe cross-memory attach.  Collective:

@@ -35,9 +35,11 @@ int main(void)
     wt_ctx_t c;
     CHECK_OK(wt_init(&c));
     wire_mem_t m;
-    CHECK_OK(wire_memory_plan(c.size, &m));
+    CHECK_OK(wire_memory_plan(c.size, WIRE_FC_SETTING, &m));
     const wire_layout_t *l = wire_get_layout(c.wire);
     CHECK_EQ(m.dynamic, l->dynamic);
+    CHECK_EQ(wire_memory_plan(c.size, 7, &m), SL_ERR_INVALID);
+    CHECK_OK(wire_memory_plan(c.size, WIRE_FC_SETTING, &m));
     CHECK_EQ(m.slots, l->slots);
     CHECK_EQ(m.ring, (uint64_t)l->slots * 64);
     CHECK_EQ(m.credit_region + m.static_region + m.dynamic_region, m.ring);
@@ -49,7 +51,7 @@ int main(void)
      * thousands of ranks, the static one grows with the senders */
     if (!getenv("SLUICE_MAILBOX_SLOTS")) {
         wire_mem_t big;
-        CHECK_OK(wire_memory_plan(1024, &big));
+        CHECK_OK(wire_memory_plan(1024, WIRE_FC_SETTING, &big));
         if (l->dynamic) CHECK_EQ(big.ring, 32768 * 64);
         else CHECK(big.ring > 1023 * 256 * 64);
     }
