@@ -53,10 +53,33 @@ const int *mcomm_world_map(const mcomm_t *c)
     return c == &comm_self ? &c->world_of_self : c->world_of;
 }
 
+/* The world -> rank map of a created communicator (world size entries,
+ * MPI_UNDEFINED for non-members), built at its first use: every received
+ * message's status asks, and a search of world_of costs the rank's position
+ * per message.  Published with a compare-and-swap, since threads waiting
+ * outside the library's lock may finish receives at once; NULL if out of
+ * memory (the caller searches then). */
+static const int *rank_map(const mcomm_t *c)
+{
+    int *m = __atomic_load_n(&((mcomm_t *)c)->rank_of, __ATOMIC_ACQUIRE);
+    if (m || !(m = malloc((size_t)mpi_world_size * sizeof *m))) return m;
+    for (int w = 0; w < mpi_world_size; w++) m[w] = MPI_UNDEFINED;
+    for (int r = 0; r < c->size; r++) m[c->world_of[r]] = r;
+    int *none = NULL;
+    if (__atomic_compare_exchange_n(&((mcomm_t *)c)->rank_of, &none, m, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return m;
+    free(m);
+    return none;
+}
+
 int mcomm_rank_of(const mcomm_t *c, int w)
 {
     if (c == &comm_self) return w == c->world_of_self ? 0 : MPI_UNDEFINED;
     if (!c->world_of) return w;
+    if (w < 0 || w >= mpi_world_size) return MPI_UNDEFINED;
+    const int *m = rank_map(c);
+    if (m) return m[w];
     for (int r = 0; r < c->size; r++)
         if (c->world_of[r] == w) return r;
     return MPI_UNDEFINED;
@@ -345,6 +368,7 @@ void mcomm_destroy(mcomm_t *c)
     merrh_release(c->errh);
     mtopo_free(c->topo);
     free(c->world_of);
+    free(c->rank_of);
     free(c);
 }
 

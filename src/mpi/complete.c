@@ -25,10 +25,9 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
     if (err) return err;
     int any = 0;
     for (int i = 0; i < count; i++) {
-        MPI_Status s;
-        int e = mreq_done(&requests[i], &s, true, NULL, "MPI_Waitall");
-        s.MPI_ERROR = e;
-        if (statuses != MPI_STATUSES_IGNORE) statuses[i] = s;
+        MPI_Status *s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        int e = mreq_done(&requests[i], s, true, NULL, "MPI_Waitall");
+        if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = e;
         if (e) any = 1;
     }
     return any ? MPI_ERR_IN_STATUS : MPI_SUCCESS;

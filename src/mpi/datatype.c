@@ -98,6 +98,7 @@ static mdt_piece_t builtin_piece[MDT_NBUILTIN];
 static mdt_entry_t pair_ent[MDT_NBUILTIN][2];
 static mdt_piece_t pair_piece[MDT_NBUILTIN][2];
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+mdt_type_t *mdt_dense_builtin[256];
 
 static mh_table_t type_table = MH_TABLE_INIT(MH_CLASS_DATATYPE);
 static size_t max_pieces = (size_t)1 << 22;
@@ -155,6 +156,13 @@ static void builtin_init(void)
     MDT_BASIC_TABLE(MDT_INIT_BASIC)
 #define MDT_INIT_PAIR(h, a, ha, b, hb) pair_init(h, ha, hb, #h);
     MDT_PAIR_TABLE(MDT_INIT_PAIR)
+    for (int i = 0; i < MDT_NBUILTIN; i++) {
+        mdt_type_t *t = &builtin[i];
+        uint32_t h = (uint32_t)t->handle;
+        if ((h & 0xffff0000u) == 0x4c000000u && t->dense && t->lb == 0 && t->size > 0 &&
+            t->npieces == 1 && t->pieces[0].off == 0)
+            __atomic_store_n(&mdt_dense_builtin[h & 0xffu], t, __ATOMIC_RELEASE);
+    }
 }
 
 /* ---- lookup and lifetime ------------------------------------------------- */
@@ -179,9 +187,9 @@ mdt_type_t *mdt_get_committed(MPI_Datatype dt, int *err)
     return t;
 }
 
-void mdt_retain(mdt_type_t *t)
+void mdt_retain_derived(mdt_type_t *t)
 {
-    if (!t->predefined) __atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
 }
 
 static void args_release(mdt_args_t *a)
@@ -202,9 +210,8 @@ static void type_destroy(mdt_type_t *t)
     __atomic_sub_fetch(&live_derived, 1, __ATOMIC_RELAXED);
 }
 
-void mdt_release(mdt_type_t *t)
+void mdt_release_derived(mdt_type_t *t)
 {
-    if (t->predefined) return;
     if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) type_destroy(t);
 }
 

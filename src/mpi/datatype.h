@@ -123,9 +123,31 @@ mdt_type_t *mdt_get(MPI_Datatype dt);
  * the type is not committed (what communication calls need). */
 mdt_type_t *mdt_get_committed(MPI_Datatype dt, int *err);
 /* Keep a type alive across its handle being freed (pending operations);
- * no-ops on predefined types.  Any thread. */
-void mdt_retain(mdt_type_t *t);
-void mdt_release(mdt_type_t *t);
+ * no-ops on predefined types (inline: twice per message).  Any thread. */
+void mdt_retain_derived(mdt_type_t *t);
+void mdt_release_derived(mdt_type_t *t);
+static inline void mdt_retain(mdt_type_t *t)
+{
+    if (!t->predefined) mdt_retain_derived(t);
+}
+static inline void mdt_release(mdt_type_t *t)
+{
+    if (!t->predefined) mdt_release_derived(t);
+}
+/* The predefined kind-1 types whose element is one dense piece, by handle
+ * index; filled when the predefined types are set up (the first mdt_get),
+ * NULL before and for every other index. */
+extern mdt_type_t *mdt_dense_builtin[256];
+/* The type of dt if it is a predefined dense type (contiguous for any
+ * count, lb 0): the message-rate path's lookup; NULL otherwise (the
+ * caller then takes mdt_get_committed's path). */
+static inline mdt_type_t *mdt_get_dense_builtin(MPI_Datatype dt)
+{
+    uint32_t u = (uint32_t)dt;
+    if ((u & 0xffff0000u) != 0x4c000000u) return NULL;
+    mdt_type_t *t = __atomic_load_n(&mdt_dense_builtin[u & 0xffu], __ATOMIC_ACQUIRE);
+    return t && t->handle == dt ? t : NULL;
+}
 /* Number of derived types still allocated (leak check at finalize). */
 uint32_t mdt_live_count(void);
 

@@ -411,6 +411,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     if (!w) return mpi_err(p, MPI_ERR_NO_MEM, fn, NULL);
     MPI_Comm made;
     int err = mcomm_create(&members, w, g->size, g->rank, NULL, &made);
+    free(members.rank_of); /* built if the agreement asked for a rank */
     if (err) {
         free(w);
         return mpi_err(p, err, fn, err == MPI_ERR_OTHER ? "members could not agree" : NULL);

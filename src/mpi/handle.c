@@ -3,21 +3,6 @@
 
 #include <stdlib.h>
 
-static int handle_make(uint32_t cls, uint32_t gen, uint32_t index)
-{
-    uint32_t h = MH_KIND_DYNAMIC << 30 | cls << 26 | (gen & MH_GEN_MASK) << MH_INDEX_BITS | index;
-    return (int)h;
-}
-
-/* Generation 0 is never issued: MPICH's ABI gives predefined objects
- * kind-2 handles with generation bits 0 (its pair datatypes 0x8c00000k,
- * include/mpi.h), and no run-time handle may equal one of them. */
-static uint32_t gen_next(uint32_t gen)
-{
-    gen++;
-    return (gen & MH_GEN_MASK) == 0 ? gen + 1u : gen;
-}
-
 /* Adds one page of free slots at the tail of the free FIFO.  Lock held. */
 static bool table_grow(mh_table_t *t)
 {
@@ -61,7 +46,7 @@ int mh_new(mh_table_t *t, void *obj)
     s->next_free = UINT32_MAX;
     __atomic_store_n(&s->obj, obj, __ATOMIC_RELEASE);
     t->used++;
-    h = handle_make(t->cls, __atomic_load_n(&s->gen, __ATOMIC_RELAXED), i);
+    h = mh_handle_make(t->cls, __atomic_load_n(&s->gen, __ATOMIC_RELAXED), i);
 unlock:
     table_unlock(t);
     return h;
@@ -75,7 +60,7 @@ bool mh_free(mh_table_t *t, int h)
     uint32_t i = (uint32_t)h & MH_INDEX_MASK;
     mh_slot_t *s = mh_slot_at(t, i);
     __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->gen, gen_next(s->gen), __ATOMIC_RELEASE);
+    __atomic_store_n(&s->gen, mh_gen_next(s->gen), __ATOMIC_RELEASE);
     s->next_free = UINT32_MAX;
     if (t->free_tail != UINT32_MAX)
         mh_slot_at(t, t->free_tail)->next_free = i;

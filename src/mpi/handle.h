@@ -109,10 +109,59 @@ static inline void *mh_get(mh_table_t *t, int h)
     if (!obj || (gen & MH_GEN_MASK) != ((u >> MH_INDEX_BITS) & MH_GEN_MASK)) return NULL;
     return obj;
 }
+static inline int mh_handle_make(uint32_t cls, uint32_t gen, uint32_t index)
+{
+    return (int)(MH_KIND_DYNAMIC << 30 | cls << 26 | (gen & MH_GEN_MASK) << MH_INDEX_BITS | index);
+}
+
+/* Generation 0 is never issued: MPICH's ABI gives predefined objects
+ * kind-2 handles with generation bits 0 (its pair datatypes 0x8c00000k,
+ * include/mpi.h), and no run-time handle may equal one of them. */
+static inline uint32_t mh_gen_next(uint32_t gen)
+{
+    gen++;
+    return (gen & MH_GEN_MASK) == 0 ? gen + 1u : gen;
+}
+
+/* mh_new, inline when the table is serial and has a free slot: requests
+ * are registered once per message (the message-rate path). */
+static inline int mh_new_fast(mh_table_t *t, void *obj)
+{
+    uint32_t i = t->free_head;
+    if (!t->serial || i == UINT32_MAX) return mh_new(t, obj);
+    mh_slot_t *s = mh_slot_at(t, i);
+    t->free_head = s->next_free;
+    if (t->free_head == UINT32_MAX) t->free_tail = UINT32_MAX;
+    s->next_free = UINT32_MAX;
+    __atomic_store_n(&s->obj, obj, __ATOMIC_RELEASE);
+    t->used++;
+    return mh_handle_make(t->cls, s->gen, i);
+}
+
 /* Unregisters a live handle (the object's memory stays the caller's);
  * returns false if h is not live.  Any thread; takes the lock (unless
  * serial). */
 bool mh_free(mh_table_t *t, int h);
+/* mh_free of a handle the caller has just found live (mh_get), inline for
+ * a serial table: no second lookup, no lock. */
+static inline void mh_free_live(mh_table_t *t, int h)
+{
+    if (!t->serial) {
+        mh_free(t, h);
+        return;
+    }
+    uint32_t i = (uint32_t)h & MH_INDEX_MASK;
+    mh_slot_t *s = mh_slot_at(t, i);
+    __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->gen, mh_gen_next(s->gen), __ATOMIC_RELEASE);
+    s->next_free = UINT32_MAX;
+    if (t->free_tail != UINT32_MAX)
+        mh_slot_at(t, t->free_tail)->next_free = i;
+    else
+        t->free_head = i;
+    t->free_tail = i;
+    t->used--;
+}
 /* Number of live handles (for leak reports at finalize). */
 uint32_t mh_used(mh_table_t *t);
 /* Releases the pages; every handle must have been freed.  Single-threaded

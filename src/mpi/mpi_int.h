@@ -16,6 +16,7 @@ typedef struct mcomm {
     MPI_Errhandler errh;
     int world_of_self;          /* SELF: our world rank */
     int *world_of;              /* created communicators: world rank of each rank */
+    int *rank_of;               /* ... and its inverse, built at first use (mcomm_rank_of) */
     MPI_Comm handle;
     int refs;                   /* its handle and every request on it (created ones) */
     bool freed;                 /* MPI_Comm_free'd, requests still pending */

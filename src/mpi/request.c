@@ -7,16 +7,9 @@
 
 #include <stdlib.h>
 
-static mh_table_t mreq_table = MH_TABLE_INIT_SERIAL(MH_CLASS_REQUEST);
-static mreq_t *mreq_pool; /* freed requests; under the MPI lock (no lock of its own) */
-
-static mreq_t *mreq_alloc(void)
-{
-    mreq_t *r = mreq_pool;
-    if (r) mreq_pool = r->next_free;
-    else r = malloc(sizeof *r);
-    return r;
-}
+mh_table_t mreq_table = MH_TABLE_INIT_SERIAL(MH_CLASS_REQUEST);
+mreq_t *mreq_pool;
+mreq_t *mreq_detached;
 
 /* The status of an operation with MPI_PROC_NULL (MPI 3.1 §3.11): source
  * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0. */
@@ -37,10 +30,6 @@ void mreq_status_empty(MPI_Status *s)
     mdt_status_set_bytes(s, 0);
     mdt_status_set_cancelled(s, false);
 }
-
-static mreq_t *mreq_detached; /* freed while active: completing unseen */
-
-static void mreq_release(mreq_t *r);
 
 void mreq_pair(mreq_t *r, MPI_Request *send)
 {
@@ -69,24 +58,10 @@ static bool mreq_pair_done(mreq_t *r, bool block)
     return true;
 }
 
-static void mreq_release(mreq_t *r)
+void mreq_release_coll(mreq_t *r)
 {
-    if (__builtin_expect(r->coll != NULL, 0)) {
-        mcoll_release(r->coll);
-        r->coll = NULL;
-    }
-    mcomm_release(r->comm);
-    if (r->type) mdt_release(r->type);
-    if (r->tmp) free(r->tmp); /* mostly absent: no call per message */
-    r->next_free = mreq_pool;
-    mreq_pool = r;
-}
-
-void mreq_free(mreq_t *r, MPI_Request *h)
-{
-    mreq_release(r);
-    mh_free(&mreq_table, *h);
-    *h = MPI_REQUEST_NULL;
+    mcoll_release(r->coll);
+    r->coll = NULL;
 }
 
 void mreq_detach(mreq_t *r, MPI_Request *h)
@@ -126,11 +101,12 @@ void mreq_reap_detached(bool block)
     }
 }
 
-mreq_t *mreq_create(MPI_Request *out)
+mreq_t *mreq_create_slow(MPI_Request *out)
 {
     if (mreq_detached) mreq_reap_detached(false);
-    mreq_t *r = mreq_alloc();
-    if (!r) return NULL;
+    mreq_t *r = mreq_pool;
+    if (r) mreq_pool = r->next_free;
+    else if (!(r = malloc(sizeof *r))) return NULL;
     MPI_Request h = (MPI_Request)mh_new(&mreq_table, r);
     if (!h) {
         r->next_free = mreq_pool;
@@ -156,7 +132,7 @@ mreq_t *mreq_get(MPI_Request h)
     return mh_get(&mreq_table, (uint32_t)h);
 }
 
-int mreq_class(sl_status_t st)
+int mreq_class_of(sl_status_t st)
 {
     switch (st) {
     case SL_OK: return MPI_SUCCESS;

@@ -7,7 +7,10 @@
 
 #include "mpi/datatype.h"
 #include "mpi/mpi_int.h"
+#include "mpi/handle.h"
 #include "p2p/p2p.h"
+
+#include <stdlib.h>
 
 #include <stdbool.h>
 
@@ -50,11 +53,48 @@ static inline void mreq_status_copy(MPI_Status *d, const MPI_Status *s)
 /* What a request does (pt2pt.c). */
 enum { MREQ_RECV = 1, MREQ_SEND, MREQ_SSEND, MREQ_BSEND };
 
+/* The request table, the pool of recycled requests and the requests freed
+ * while active (completing unseen).  Under the MPI lock; visible here only
+ * for the inline create and free below, which run once per message. */
+extern mh_table_t mreq_table;
+extern mreq_t *mreq_pool;
+extern mreq_t *mreq_detached;
+mreq_t *mreq_create_slow(MPI_Request *out);
+void mreq_release_coll(mreq_t *r);
+
 /* A new request registered under *out, its fields for the caller to set
  * (all of them); NULL if out of memory or handles. */
-mreq_t *mreq_create(MPI_Request *out);
-/* Release r's type and buffers, recycle it, set *h to MPI_REQUEST_NULL. */
-void mreq_free(mreq_t *r, MPI_Request *h);
+static inline mreq_t *mreq_create(MPI_Request *out)
+{
+    mreq_t *r = mreq_pool;
+    if (__builtin_expect(!r || mreq_detached || !mreq_table.serial ||
+                             mreq_table.free_head == UINT32_MAX, 0))
+        return mreq_create_slow(out);
+    mreq_pool = r->next_free;
+    *out = (MPI_Request)mh_new_fast(&mreq_table, r);
+    return r;
+}
+
+/* Release r's communicator, type, buffers and collective, and recycle it
+ * (its handle is the caller's). */
+static inline void mreq_release(mreq_t *r)
+{
+    if (__builtin_expect(r->coll != NULL, 0)) mreq_release_coll(r);
+    mcomm_release(r->comm);
+    if (r->type) mdt_release(r->type);
+    if (r->tmp) free(r->tmp); /* mostly absent: no call per message */
+    r->next_free = mreq_pool;
+    mreq_pool = r;
+}
+
+/* Release r's type and buffers, recycle it, set *h (live) to
+ * MPI_REQUEST_NULL. */
+static inline void mreq_free(mreq_t *r, MPI_Request *h)
+{
+    mreq_release(r);
+    mh_free_live(&mreq_table, *h);
+    *h = MPI_REQUEST_NULL;
+}
 /* MPI_Request_free of an active request: the handle goes now, the request
  * completes unseen (a receive still unpacks) and is recycled then. */
 void mreq_detach(mreq_t *r, MPI_Request *h);
@@ -76,7 +116,11 @@ void mreq_status_proc_null(MPI_Status *s);  /* an operation with MPI_PROC_NULL *
 /* r finished in p2p: fill its MPI status and unpack a packed receive. */
 void mreq_finish(mreq_t *r, const p2p_status_t *ps);
 /* The MPI error class of a p2p status (starting or finishing an operation). */
-int mreq_class(sl_status_t st);
+int mreq_class_of(sl_status_t st);
+static inline int mreq_class(sl_status_t st)
+{
+    return st == SL_OK ? MPI_SUCCESS : mreq_class_of(st);
+}
 /* Has r finished?  Collects its p2p completion once (never blocks). */
 bool mreq_poll(mreq_t *r);
 /* MPI_REQUEST_NULL, or a persistent request not started (checked handle). */
