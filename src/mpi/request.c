@@ -10,6 +10,8 @@
 mh_table_t mreq_table = MH_TABLE_INIT_SERIAL(MH_CLASS_REQUEST);
 mreq_t *mreq_pool;
 mreq_t *mreq_detached;
+mreq_t mreq_send_done = {
+    .st = {.MPI_SOURCE = MPI_PROC_NULL, .MPI_TAG = MPI_ANY_TAG, .MPI_ERROR = MPI_SUCCESS}};
 
 /* The status of an operation with MPI_PROC_NULL (MPI 3.1 §3.11): source
  * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0. */
@@ -66,6 +68,10 @@ void mreq_release_coll(mreq_t *r)
 
 void mreq_detach(mreq_t *r, MPI_Request *h)
 {
+    if (r == &mreq_send_done) { /* complete: nothing to detach */
+        *h = MPI_REQUEST_NULL;
+        return;
+    }
     mh_free(&mreq_table, *h);
     *h = MPI_REQUEST_NULL;
     r->next_free = mreq_detached;
@@ -127,10 +133,6 @@ int mreq_create_done(mcomm_t *c, MPI_Request *out)
     return MPI_SUCCESS;
 }
 
-mreq_t *mreq_get(MPI_Request h)
-{
-    return mh_get(&mreq_table, (uint32_t)h);
-}
 
 int mreq_class_of(sl_status_t st)
 {
@@ -180,7 +182,7 @@ bool mreq_poll(mreq_t *r)
 bool mreq_inactive(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL) return true;
-    mreq_t *r = mh_get(&mreq_table, (uint32_t)h);
+    mreq_t *r = mreq_get(h);
     return r->persistent && !r->active;
 }
 
@@ -189,7 +191,7 @@ bool mreq_inactive(MPI_Request h)
 int mreq_done(MPI_Request *h, MPI_Status *status, bool block, int *flag, const char *fname)
 {
     if (!h) return mpi_err(NULL, MPI_ERR_REQUEST, fname, "request pointer is NULL");
-    mreq_t *r = *h == MPI_REQUEST_NULL ? NULL : mh_get(&mreq_table, (uint32_t)*h);
+    mreq_t *r = *h == MPI_REQUEST_NULL ? NULL : mreq_get(*h);
     if (*h != MPI_REQUEST_NULL && !r)
         return mpi_err(NULL, MPI_ERR_REQUEST, fname, "invalid or freed request");
     if (!r || (r->persistent && !r->active)) {
@@ -219,7 +221,7 @@ int mreq_array_check(int count, const MPI_Request reqs[], const char *fname)
     if (count < 0) return mpi_err(NULL, MPI_ERR_COUNT, fname, "negative count");
     if (count && !reqs) return mpi_err(NULL, MPI_ERR_ARG, fname, "requests is NULL");
     for (int i = 0; i < count; i++)
-        if (reqs[i] != MPI_REQUEST_NULL && !mh_get(&mreq_table, (uint32_t)reqs[i]))
+        if (reqs[i] != MPI_REQUEST_NULL && !mreq_get(reqs[i]))
             return mpi_err(NULL, MPI_ERR_REQUEST, fname, "invalid or freed request in the array");
     return MPI_SUCCESS;
 }

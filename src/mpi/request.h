@@ -62,17 +62,34 @@ extern mreq_t *mreq_detached;
 mreq_t *mreq_create_slow(MPI_Request *out);
 void mreq_release_coll(mreq_t *r);
 
+/* The handle of every MPI_Isend that completed as it started (it went into
+ * the receiver's short-message ring): it has no table entry and nothing to
+ * free; a predefined request object answers for it, complete with a send's
+ * status (MPICH returns shared completed requests the same way).  A
+ * predefined handle (kind 1), so it equals no run-time handle and no
+ * MPI_*_NULL. */
+#define MREQ_SEND_DONE ((MPI_Request)(MH_KIND_BUILTIN << 30 | MH_CLASS_REQUEST << 26 | 1u))
+extern mreq_t mreq_send_done;
+
 /* A new request registered under *out, its fields for the caller to set
  * (all of them); NULL if out of memory or handles. */
-static inline mreq_t *mreq_create(MPI_Request *out)
+/* Can mreq_create_fast make one now (a recycled request, a free handle,
+ * nothing detached to reap first)? */
+static inline bool mreq_fast_ok(void)
+{
+    return mreq_pool && !mreq_detached && mreq_table.serial && mreq_table.free_head != UINT32_MAX;
+}
+/* mreq_create when mreq_fast_ok() said so: cannot fail. */
+static inline mreq_t *mreq_create_fast(MPI_Request *out)
 {
     mreq_t *r = mreq_pool;
-    if (__builtin_expect(!r || mreq_detached || !mreq_table.serial ||
-                             mreq_table.free_head == UINT32_MAX, 0))
-        return mreq_create_slow(out);
     mreq_pool = r->next_free;
     *out = (MPI_Request)mh_new_fast(&mreq_table, r);
     return r;
+}
+static inline mreq_t *mreq_create(MPI_Request *out)
+{
+    return __builtin_expect(mreq_fast_ok(), 1) ? mreq_create_fast(out) : mreq_create_slow(out);
 }
 
 /* Release r's communicator, type, buffers and collective, and recycle it
@@ -91,6 +108,10 @@ static inline void mreq_release(mreq_t *r)
  * MPI_REQUEST_NULL. */
 static inline void mreq_free(mreq_t *r, MPI_Request *h)
 {
+    if (__builtin_expect(r == &mreq_send_done, 0)) {
+        *h = MPI_REQUEST_NULL;
+        return;
+    }
     mreq_release(r);
     mh_free_live(&mreq_table, *h);
     *h = MPI_REQUEST_NULL;
@@ -109,7 +130,11 @@ int mreq_create_done(mcomm_t *c, MPI_Request *out);
  * completes when both have (the send's error if the receive has none). */
 void mreq_pair(mreq_t *r, MPI_Request *send);
 /* The request behind a live handle, or NULL. */
-mreq_t *mreq_get(MPI_Request h);
+static inline mreq_t *mreq_get(MPI_Request h)
+{
+    if (h == MREQ_SEND_DONE) return &mreq_send_done;
+    return (mreq_t *)mh_get(&mreq_table, (uint32_t)h);
+}
 /* The empty status of MPI 3.1 §3.7.3 (PROC_NULL, ANY_TAG, count 0). */
 void mreq_status_empty(MPI_Status *s);      /* null or inactive request (§3.7.3) */
 void mreq_status_proc_null(MPI_Status *s);  /* an operation with MPI_PROC_NULL */

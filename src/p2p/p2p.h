@@ -54,6 +54,11 @@ size_t p2p_short_plan(int size, size_t *ring_bytes);
  * on context ctx.  The buffer may be reused when the request completes. */
 sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
                       p2p_req_t **out);
+/* As p2p_isend, but a send that completes at once (it went into the
+ * receiver's short-message ring) makes no request: *out is NULL then.  The
+ * message-rate path of MPI_Isend. */
+sl_status_t p2p_isend_lite(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                           p2p_req_t **out);
 /* The same as a synchronous send: completes only once a receive has
  * matched the message (MPI_Ssend). */
 sl_status_t p2p_issend(const void *buf, size_t len, int dst, int tag, unsigned ctx,

@@ -271,8 +271,9 @@ void p2p_short_attach(int peer, uint64_t addr); /* map a peer's rings */
 void p2p_short_fini(void);
 /* How send r goes (SH_*); before SH_PORTALS, older messages in the ring the
  * receiver has not claimed are taken back and sent by Portals. */
-int p2p_short_route(const p2p_req_t *r);
-void p2p_short_put(p2p_req_t *r);     /* into the ring (route said SH_SHORT) */
+int p2p_short_route(int dst, size_t len, bool sync);
+/* into the ring (route said SH_SHORT): the send is complete */
+void p2p_short_put(const void *buf, size_t len, int dst, int tag, unsigned ctx);
 void p2p_short_portals_sent(int dst); /* a message a receive matches went by Portals */
 /* Receives: take a waiting short message (r is then done); let later short
  * messages claim r; r is no longer claimable; a Portals message from src

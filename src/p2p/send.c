@@ -266,8 +266,10 @@ static sl_status_t send_portals(p2p_req_t *r)
     return st;
 }
 
+/* Start a send; with lite, a message that goes into the short ring at
+ * once gets no request (*out NULL: it is complete). */
 static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, unsigned ctx,
-                              bool sync, p2p_req_t **out)
+                              bool sync, bool lite, p2p_req_t **out)
 {
     if (!P.up || !out || (len && !buf) || dst < 0 || dst >= P.size || tag < 0 ||
         ctx > P2P_CTX_MAX || len > RV_LEN_MASK)
@@ -281,21 +283,31 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
                      len, P.bounce_size);
         return SL_ERR_CONFIG;
     }
-    p2p_req_t *r = p2p_req_new(RQ_SEND, (void *)buf, len);
-    if (!r) return SL_ERR_NOMEM;
+    p2p_req_t *r = NULL;
+    if (p2p_short_route(dst, len, sync) == SH_SHORT) {
+        if (!lite && !(r = p2p_req_new(RQ_SEND, (void *)buf, len))) return SL_ERR_NOMEM;
+        uint32_t seq; /* counted as every send is, for the RECEIVER_READY numbers */
+        (void)p2p_seq_send(dst, ctx, tag, &seq);
+        p2p_short_put(buf, len, dst, tag, ctx);
+        P.stats.short_msgs++;
+        SL_TRACE('i', "p2p", "short", 0, "\"peer\":%d,\"bytes\":%zu,\"tag\":%d", dst, len,
+                 tag);
+        if (r) {
+            r->dst = dst;
+            r->tag = tag;
+            r->ctx = ctx;
+            p2p_req_done(r);
+        }
+        *out = r;
+        return SL_OK;
+    }
+    if (!(r = p2p_req_new(RQ_SEND, (void *)buf, len))) return SL_ERR_NOMEM;
     r->dst = dst;
     r->tag = tag;
     r->ctx = ctx;
     r->sync = sync;
-    sl_status_t st = SL_OK;
-    if (p2p_short_route(r) == SH_SHORT) {
-        uint32_t seq; /* counted as every send is, for the RECEIVER_READY numbers */
-        (void)p2p_seq_send(dst, ctx, tag, &seq);
-        p2p_short_put(r);
-        P.stats.short_msgs++;
-        SL_TRACE('i', "p2p", "short", 0, "\"peer\":%d,\"bytes\":%zu,\"tag\":%d", dst, r->len,
-                 tag);
-    } else if ((st = send_portals(r)) == SL_OK) {
+    sl_status_t st;
+    if ((st = send_portals(r)) == SL_OK) {
         p2p_short_portals_sent(dst);
     } else {
         p2p_req_put(r);
@@ -308,13 +320,19 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
 sl_status_t p2p_isend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
                       p2p_req_t **out)
 {
-    return send_start(buf, len, dst, tag, ctx, false, out);
+    return send_start(buf, len, dst, tag, ctx, false, false, out);
+}
+
+sl_status_t p2p_isend_lite(const void *buf, size_t len, int dst, int tag, unsigned ctx,
+                           p2p_req_t **out)
+{
+    return send_start(buf, len, dst, tag, ctx, false, true, out);
 }
 
 sl_status_t p2p_issend(const void *buf, size_t len, int dst, int tag, unsigned ctx,
                        p2p_req_t **out)
 {
-    return send_start(buf, len, dst, tag, ctx, true, out);
+    return send_start(buf, len, dst, tag, ctx, true, false, out);
 }
 
 /* ---- later steps ---------------------------------------------------------------------------- */

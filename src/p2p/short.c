@@ -437,26 +437,25 @@ static void to_portals(sh_peer_t *p, int dst)
     publish(p, dst, NULL, 0, 0, SH_MARK);
 }
 
-int p2p_short_route(const p2p_req_t *r)
+int p2p_short_route(int dst, size_t len, bool sync)
 {
-    sh_peer_t *p = &S.peers[r->dst];
+    sh_peer_t *p = &S.peers[dst];
     if (!p->out) return SH_PORTALS;
     if (p->portals) {
-        if (r->len > p->max || r->sync ||
+        if (len > p->max || sync ||
             atomic_load_explicit(&p->out->matched, memory_order_acquire) != p->psent)
             return SH_PORTALS;
         p->portals = false; /* nothing of ours waits in its engine */
     }
-    uint32_t k = span_of(r->len);
-    if (r->len <= p->max && !r->sync && (room(p, k) || wait_room(p, k))) return SH_SHORT;
-    to_portals(p, r->dst);
+    uint32_t k = span_of(len);
+    if (len <= p->max && !sync && (room(p, k) || wait_room(p, k))) return SH_SHORT;
+    to_portals(p, dst);
     return SH_PORTALS;
 }
 
-void p2p_short_put(p2p_req_t *r)
+void p2p_short_put(const void *buf, size_t len, int dst, int tag, unsigned ctx)
 {
-    publish(&S.peers[r->dst], r->dst, r->buf, (uint32_t)r->len, (uint32_t)r->tag, r->ctx);
-    p2p_req_done(r);
+    publish(&S.peers[dst], dst, buf, (uint32_t)len, (uint32_t)tag, ctx);
 }
 
 void p2p_short_portals_sent(int dst)
