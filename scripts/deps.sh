@@ -9,7 +9,7 @@
 #   Open MPI's mpirun (openmpi-bin) and a one-node Slurm (slurm-wlm, munge;
 #   scripts/slurm_local.sh starts its own daemons; the system ones are not used)
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -3,6 +3,7 @@
 #include "mpi/bsend.h"
 #include "mpi/mcoll.h"
 #include "mpi/mpi_int.h"
+#include "mpi/handle.h"
 #include "mpi/request.h"
 #include "p2p/p2p.h"
 #include "util/sys.h"
@@ -79,6 +80,8 @@ int MPI_Finalize(void)
     mreq_reap_detached(true); /* and operations whose requests were freed */
     mcoll_fini();
     sl_status_t st = p2p_fini();
+    mreq_fini();
+    mh_fini_all(); /* after the last request and communicator went */
     __atomic_store_n(&mpi_state, 2, __ATOMIC_RELEASE); /* MPI_Finalized may ask from another thread */
     return st == SL_OK ? arc : MPI_ERR_OTHER;
 }

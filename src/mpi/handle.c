@@ -3,12 +3,21 @@
 
 #include <stdlib.h>
 
+static mh_table_t *grown;    /* tables with pages (mh_fini_all) */
+static pthread_mutex_t grown_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Adds one page of free slots at the tail of the free FIFO.  Lock held. */
 static bool table_grow(mh_table_t *t)
 {
     if (t->npages == MH_MAX_PAGES) return false;
     mh_slot_t *page = calloc(MH_PAGE_SLOTS, sizeof *page);
     if (!page) return false;
+    if (t->npages == 0) {
+        pthread_mutex_lock(&grown_lock);
+        t->next_grown = grown;
+        grown = t;
+        pthread_mutex_unlock(&grown_lock);
+    }
     uint32_t base = t->npages << MH_PAGE_BITS;
     for (uint32_t i = 0; i < MH_PAGE_SLOTS; i++) {
         page[i].next_free = i + 1 < MH_PAGE_SLOTS ? base + i + 1 : UINT32_MAX;
@@ -80,6 +89,22 @@ uint32_t mh_used(mh_table_t *t)
     uint32_t n = t->used;
     table_unlock(t);
     return n;
+}
+
+void mh_fini_all(void)
+{
+    pthread_mutex_lock(&grown_lock);
+    for (mh_table_t **pp = &grown; *pp;) {
+        mh_table_t *t = *pp;
+        if (t->used) {
+            pp = &t->next_grown;
+            continue;
+        }
+        *pp = t->next_grown;
+        t->next_grown = NULL;
+        mh_table_fini(t);
+    }
+    pthread_mutex_unlock(&grown_lock);
 }
 
 void mh_table_fini(mh_table_t *t)

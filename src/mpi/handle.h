@@ -64,6 +64,7 @@ typedef struct mh_table {
     uint32_t free_head, free_tail;
     uint32_t used;
     mh_slot_t *pages[MH_MAX_PAGES];
+    struct mh_table *next_grown; /* tables with pages, for mh_fini_all */
 } mh_table_t;
 
 /* Static initialiser for a table of handles of one class (MH_CLASS_*). */
@@ -167,5 +168,9 @@ uint32_t mh_used(mh_table_t *t);
 /* Releases the pages; every handle must have been freed.  Single-threaded
  * (finalize). */
 void mh_table_fini(mh_table_t *t);
+/* MPI_Finalize: release the pages of every table whose handles have all
+ * been freed (a table still holding objects the program did not free keeps
+ * them reachable).  Single-threaded. */
+void mh_fini_all(void);
 
 #endif

@@ -107,6 +107,15 @@ void mreq_reap_detached(bool block)
     }
 }
 
+void mreq_fini(void)
+{
+    while (mreq_pool) {
+        mreq_t *r = mreq_pool;
+        mreq_pool = r->next_free;
+        free(r);
+    }
+}
+
 mreq_t *mreq_create_slow(MPI_Request *out)
 {
     if (mreq_detached) mreq_reap_detached(false);

@@ -60,6 +60,8 @@ extern mh_table_t mreq_table;
 extern mreq_t *mreq_pool;
 extern mreq_t *mreq_detached;
 mreq_t *mreq_create_slow(MPI_Request *out);
+/* MPI_Finalize: free the recycled requests. */
+void mreq_fini(void);
 void mreq_release_coll(mreq_t *r);
 
 /* The handle of every MPI_Isend that completed as it started (it went into
