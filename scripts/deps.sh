@@ -8,8 +8,11 @@
 #   PMIx client (src/boot/boot_pmix.c): libpmix-dev; its tests run under
 #   Open MPI's mpirun (openmpi-bin) and a one-node Slurm (slurm-wlm, munge;
 #   scripts/slurm_local.sh starts its own daemons; the system ones are not used)
+#   reachable memory at exit (tests mpi_reachable, ptl_put_get_reachable): valgrind
+#   Fortran bindings (src/fortran): python3 generates them, gfortran builds
+#   mpi.mod and the Fortran tests
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind gfortran python3"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
