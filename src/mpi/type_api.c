@@ -516,6 +516,7 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    RETURN_IF(!mcomm_get(comm), MPI_ERR_COMM);
     RETURN_IF(incount < 0, MPI_ERR_COUNT);
     mdt_type_t *t = mdt_get(datatype);
     RETURN_IF(!t, MPI_ERR_TYPE);
@@ -528,6 +529,7 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
              int *position, MPI_Comm comm)
 {
     int rc = MPI_SUCCESS;
+    RETURN_IF(!mcomm_get(comm), MPI_ERR_COMM);
     RETURN_IF(incount < 0, MPI_ERR_COUNT);
     mdt_type_t *t = mdt_get_committed(datatype, &rc);
     RETURN_IF(!t, rc);
@@ -544,6 +546,7 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
                MPI_Datatype datatype, MPI_Comm comm)
 {
     int rc = MPI_SUCCESS;
+    RETURN_IF(!mcomm_get(comm), MPI_ERR_COMM);
     RETURN_IF(outcount < 0, MPI_ERR_COUNT);
     mdt_type_t *t = mdt_get_committed(datatype, &rc);
     RETURN_IF(!t, rc);
