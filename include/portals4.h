@@ -672,6 +672,22 @@ int PtlSluiceWaitSpin(int spin);
 /** @} */
 
 /* ======================================================================== */
+/** @name Sluice extension: peers that have ended
+ *
+ * Not part of any Portals specification.  Operations this process starts
+ * towards an ended peer fail (PTL_NI_UNDELIVERABLE), but an entry waiting
+ * for a message from it waits for ever: a layer with receive semantics
+ * (MPI) asks here which peers are gone and fails what it waits for from
+ * them.  *count is how many processes of the job the engine has found
+ * ended so far (died, or left after PtlFini); with a rank other than
+ * PTL_RANK_ANY, *gone says whether that rank is one of them (a logical
+ * rank of the job).  PTL_ARG_INVALID for a bad NI, a NULL pointer or a rank
+ * beyond the job. */
+/** @{ */
+int PtlSluicePeerGone(ptl_handle_ni_t ni_handle, ptl_rank_t rank, unsigned int *count, int *gone);
+/** @} */
+
+/* ======================================================================== */
 /** @name Sluice extension: triggered ME append/unlink (§14.1, paper 004)
  *
  * Not part of any Portals specification (reference-implementation

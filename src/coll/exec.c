@@ -270,9 +270,46 @@ bool coll_run_test(coll_run_t *r)
  * thread steps aside: two threads taking turns in the engine cost a wake-up
  * each time, about 10 us here); the progress thread takes over again when
  * the wait ends. */
+/* Has a peer of r's sends and receives ended?  Its offloaded receives
+ * would wait for ever (p2p fails the host executor's own). */
+static bool run_lost_peer(const coll_run_t *r)
+{
+    if (p2p_gone_count() == 0) return false;
+    for (uint32_t v = 0; v < r->s->nv; v++) {
+        const coll_vertex_t *x = &r->s->v[v];
+        if ((x->kind == CV_SEND || x->kind == CV_RECV) && p2p_peer_gone(x->peer)) return true;
+    }
+    return false;
+}
+
+/* p2p found more ended peers: wake the waiters, which check their runs. */
+static void on_peer_gone(void)
+{
+    C.ticks++;
+}
+
+/* An offloaded run with an ended peer completes as failed: its objects go
+ * the way of a run the engine completed (coll_off_collect). */
+static void fail_lost(coll_run_t *r)
+{
+    sl_log_error("coll: a %s fails: a rank it exchanges with has ended",
+                 coll_kind_name((coll_kind_t)r->s->kind));
+    fail(r, SL_ERR_PEER_DEAD);
+    if (r->off) {
+        r->off_next = C.off_done;
+        C.off_done = r;
+        coll_off_collect();
+    }
+}
+
 sl_status_t coll_run_wait(coll_run_t *r)
 {
     sl_status_t st = SL_OK;
+    static bool hooked;
+    if (!hooked) {
+        p2p_set_gone_hook(on_peer_gone);
+        hooked = true;
+    }
     if (C.app_waiting++ == 0 && C.async_active > 0) {
         /* the progress thread may be asleep in the engine, where only an
          * event would wake it: wake it now, so that it steps aside at once
@@ -284,6 +321,10 @@ sl_status_t coll_run_wait(coll_run_t *r)
     while (!r->done) {
         unsigned seen = C.ticks;
         if (coll_progress() > 0 || r->done) continue;
+        if (r->off && run_lost_peer(r)) {
+            fail_lost(r);
+            continue;
+        }
         st = p2p_wait_change(r->hint, &C.ticks, seen);
         if (st != SL_OK) {
             /* the engine failed: nothing more will complete */

@@ -375,7 +375,16 @@ sl_status_t p2p_fini(void)
     p2p_check_drops();
     long stats = 0;
     if (sl_param_int(SL_PARAM_STATS, &stats) == SL_OK && stats) print_stats();
-    boot_fence(P.boot);
+    /* the fence keeps every rank's memory mapped until all are done with
+     * it; a rank that has ended will never enter it (the launcher would
+     * tear this one down while it waited) */
+    unsigned gone = 0;
+    int g;
+    if (PtlSluicePeerGone(P.ni, PTL_RANK_ANY, &gone, &g) == PTL_OK && gone > 0)
+        sl_log_error("p2p: rank %d finalizes without the closing fence: %u rank(s) have ended",
+                     P.rank, gone);
+    else
+        boot_fence(P.boot);
     p2p_short_fini();
     PtlNIFini(P.ni); /* releases MEs, MD, EQ, CT with the NI */
     for (size_t i = 0; i < P.n_all; i++) {

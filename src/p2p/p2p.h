@@ -187,6 +187,13 @@ void p2p_nic(p2p_nic_t *out);
 /* fn(user_ptr, fail) for each event on P2P_COLL_PT, from the event handling
  * of whichever thread progresses (under p2p's lock). */
 void p2p_set_nic_hook(void (*fn)(void *user_ptr, int fail));
+/* Peers that have ended: how many so far (0 in a healthy job), whether
+ * world rank r is one, and fn() called (under p2p's lock, from whichever
+ * thread waits) each time more are found, after the receives from them
+ * have failed: for layers whose waits p2p cannot fail (offloaded runs). */
+unsigned p2p_gone_count(void);
+bool p2p_peer_gone(int rank);
+void p2p_set_gone_hook(void (*fn)(void));
 /* Handle pending events, or sleep until one comes (at most timeout_ms) and
  * handle it: the blocking step of loops that wait for any of several
  * requests (MPI_Waitany/Waitsome). */

@@ -142,6 +142,8 @@ typedef struct p2p_state {
     unsigned sink_slowdown;
     bool rdrp_triggered;
     ptl_handle_ni_t ni;
+    unsigned gone_seen; /* ended peers handled (p2p_check_gone) */
+    void (*gone_hook)(void);
     ptl_handle_eq_t eq, rr_eq;
     ptl_handle_ct_t acks;
     ptl_handle_md_t md;
@@ -279,6 +281,9 @@ void p2p_short_portals_sent(int dst); /* a message a receive matches went by Por
  * messages claim r; r is no longer claimable; a Portals message from src
  * matched. */
 bool p2p_short_recv(p2p_req_t *r);
+/* Fail the posted receives whose (specific) source has ended: nothing more
+ * will come from it (SL_ERR_PEER_DEAD). */
+void p2p_short_fail_gone(void);
 /* Keep r off the engine's list when only a short message can match it now
  * (true: r is posted in short.c alone). */
 bool p2p_short_defer(p2p_req_t *r);

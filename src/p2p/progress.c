@@ -216,6 +216,39 @@ static void p2p_housekeeping(void)
     p2p_hybrid_reap();
 }
 
+/* Receives from peers that have ended fail.  Checked when a wait has been
+ * idle (no event for its timeout, a second), after a full pass: what they
+ * sent before they ended has been taken by then.  Once a peer has ended,
+ * every idle wait looks again: receives from it may be posted later. */
+static void p2p_check_gone(void)
+{
+    unsigned n;
+    int g;
+    if (PtlSluicePeerGone(P.ni, PTL_RANK_ANY, &n, &g) != PTL_OK || n == 0) return;
+    bool more = n != P.gone_seen; /* (and receives posted since the last look) */
+    P.gone_seen = n;
+    p2p_progress();
+    p2p_short_fail_gone();
+    if (more && P.gone_hook) P.gone_hook();
+}
+
+unsigned p2p_gone_count(void)
+{
+    return P.gone_seen;
+}
+
+bool p2p_peer_gone(int rank)
+{
+    unsigned n;
+    int gone = 0;
+    return PtlSluicePeerGone(P.ni, (ptl_rank_t)rank, &n, &gone) == PTL_OK && gone;
+}
+
+void p2p_set_gone_hook(void (*fn)(void))
+{
+    P.gone_hook = fn;
+}
+
 /* ... every 64 passes. */
 static void p2p_tick(void)
 {
@@ -262,6 +295,7 @@ static sl_status_t wait_engine(int timeout_ms)
     }
     if (rc != PTL_EQ_EMPTY) return SL_ERR_PROTO;
     p2p_housekeeping(); /* idle: a good moment for it */
+    p2p_check_gone();
     return SL_OK;
 }
 

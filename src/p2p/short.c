@@ -500,6 +500,27 @@ bool p2p_short_unpost(p2p_req_t *r)
     return true;
 }
 
+void p2p_short_fail_gone(void)
+{
+    sl_list_t *pos, *tmp;
+    sl_list_for_each_safe(pos, tmp, &S.posted) {
+        p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
+        unsigned n;
+        int gone = 0;
+        if (r->done || r->src == P2P_ANY_SOURCE ||
+            PtlSluicePeerGone(P.ni, (ptl_rank_t)r->src, &n, &gone) != PTL_OK || !gone)
+            continue;
+        /* off the engine's list first: one it matched meanwhile completes
+         * by its event */
+        if (!r->deferred && PtlMEUnlink(r->me) != PTL_OK) continue;
+        p2p_short_unpost(r);
+        if (r->wild) P.wild_pending--; /* an ANY_TAG receive: resolved, as failed */
+        r->st = (p2p_status_t){.source = r->src, .tag = r->tag, .error = SL_ERR_PEER_DEAD};
+        sl_log_error("p2p: a receive from rank %d fails: that rank has ended", r->src);
+        p2p_req_done(r);
+    }
+}
+
 bool p2p_short_defer(p2p_req_t *r)
 {
     if (!S.area || r->wild || r->src == P.rank || r->len > S.max || !S.peers[r->src].deferring)

@@ -424,6 +424,22 @@ int PtlNIStatus(ptl_handle_ni_t ni_handle, ptl_sr_index_t reg, ptl_sr_value_t *s
     return ni ? PTL_OK : PTL_ARG_INVALID;
 }
 
+int PtlSluicePeerGone(ptl_handle_ni_t ni_handle, ptl_rank_t rank, unsigned int *count, int *gone)
+{
+    PTL_CHECK_INIT();
+    if (!count || (rank != PTL_RANK_ANY && !gone)) return PTL_ARG_INVALID;
+    PTL_LOCK();
+    ptl_ni_t *ni = ptl_ni_get(ni_handle);
+    int rc = ni ? PTL_OK : PTL_ARG_INVALID;
+    if (ni && rank != PTL_RANK_ANY && rank >= (ptl_rank_t)ptl_g.size) rc = PTL_ARG_INVALID;
+    if (rc == PTL_OK) {
+        *count = wire_peers_gone(ptl_g.wire);
+        if (rank != PTL_RANK_ANY) *gone = wire_peer_gone(ptl_g.wire, (int)rank);
+    }
+    PTL_UNLOCK();
+    return rc;
+}
+
 int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t *ni_handle)
 {
     PTL_CHECK_INIT();
