@@ -401,7 +401,8 @@ sl_status_t p2p_wait_change(p2p_req_t *hint, const volatile unsigned *word, unsi
 
 sl_status_t p2p_wait(p2p_req_t *r, p2p_status_t *st)
 {
-    sl_status_t s = wait_until(r, &r->done, NULL, 0);
+    /* done already (most receives of a window): no wait set up */
+    sl_status_t s = r->done ? SL_OK : wait_until(r, &r->done, NULL, 0);
     if (s != SL_OK) return s;
     if (st) *st = r->st;
     p2p_req_put(r);
