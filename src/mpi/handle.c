@@ -66,17 +66,7 @@ bool mh_free(mh_table_t *t, int h)
     bool ok = false;
     table_lock(t);
     if (!mh_get(t, h)) goto unlock;
-    uint32_t i = (uint32_t)h & MH_INDEX_MASK;
-    mh_slot_t *s = mh_slot_at(t, i);
-    __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->gen, mh_gen_next(s->gen), __ATOMIC_RELEASE);
-    s->next_free = UINT32_MAX;
-    if (t->free_tail != UINT32_MAX)
-        mh_slot_at(t, t->free_tail)->next_free = i;
-    else
-        t->free_head = i;
-    t->free_tail = i;
-    t->used--;
+    mh_unlink(t, h);
     ok = true;
 unlock:
     table_unlock(t);

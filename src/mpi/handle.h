@@ -143,14 +143,10 @@ static inline int mh_new_fast(mh_table_t *t, void *obj)
  * returns false if h is not live.  Any thread; takes the lock (unless
  * serial). */
 bool mh_free(mh_table_t *t, int h);
-/* mh_free of a handle the caller has just found live (mh_get), inline for
- * a serial table: no second lookup, no lock. */
-static inline void mh_free_live(mh_table_t *t, int h)
+/* Unregister live handle h and queue its slot (the table's lock held, or
+ * a serial table). */
+static inline void mh_unlink(mh_table_t *t, int h)
 {
-    if (!t->serial) {
-        mh_free(t, h);
-        return;
-    }
     uint32_t i = (uint32_t)h & MH_INDEX_MASK;
     mh_slot_t *s = mh_slot_at(t, i);
     __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
@@ -162,6 +158,13 @@ static inline void mh_free_live(mh_table_t *t, int h)
         t->free_head = i;
     t->free_tail = i;
     t->used--;
+}
+/* mh_free of a handle the caller has just found live (mh_get), inline for
+ * a serial table: no second lookup, no lock. */
+static inline void mh_free_live(mh_table_t *t, int h)
+{
+    if (t->serial) mh_unlink(t, h);
+    else mh_free(t, h);
 }
 /* Number of live handles (for leak reports at finalize). */
 uint32_t mh_used(mh_table_t *t);

@@ -11,25 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int tried, matched, unexpected;
-
-static void row(const char *call, int line, int expect, int rc, int known)
-{
-    int cls = rc;
-    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-    tried++;
-    if (cls == expect) {
-        matched++;
-        if (known) printf("line %d: %s now returns the expected class %d (drop KNOWN)\n", line, call, expect);
-        return;
-    }
-    printf("%s line %d: %s returned class %d, expected %d\n", known ? "known" : "MISMATCH", line, call,
-           cls, expect);
-    if (!known) unexpected++;
-}
-
-#define T(expect, call) row(#call, __LINE__, expect, (call), 0)
-#define KNOWN(expect, call) row(#call, __LINE__, expect, (call), 1)
+#include "mpi_badarg.h"
 
 static void persistent_and_nonblocking(void)
 {

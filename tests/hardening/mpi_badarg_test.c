@@ -10,30 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tried, matched, unexpected;
-
-static void row(const char *call, int line, int expect, int rc, int known)
-{
-    int cls = rc;
-    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-    tried++;
-    if (cls == expect) {
-        matched++;
-        if (known) printf("line %d: %s now returns the expected class %d (drop KNOWN)\n", line, call, expect);
-        return;
-    }
-    char want[MPI_MAX_ERROR_STRING], got[MPI_MAX_ERROR_STRING];
-    int len;
-    MPI_Error_string(expect, want, &len);
-    if (MPI_Error_string(cls, got, &len) != MPI_SUCCESS) snprintf(got, sizeof got, "class %d", cls);
-    printf("%s line %d: %s returned %d (%s), expected %d (%s)\n", known ? "known" : "MISMATCH", line,
-           call, cls, got, expect, want);
-    if (!known) unexpected++;
-}
-
-#define T(expect, call) row(#call, __LINE__, expect, (call), 0)
-/* A row whose mismatch is known and reported in docs/RELIABILITY.md. */
-#define KNOWN(expect, call) row(#call, __LINE__, expect, (call), 1)
+#include "mpi_badarg.h"
 
 static int noop_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
