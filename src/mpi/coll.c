@@ -45,6 +45,11 @@ int mcoll_check_buf(mcomm_t *c, const void *buf, int count, MPI_Datatype dt, mdt
 
 int mcoll_check_root(mcomm_t *c, int root, const char *fname)
 {
+    if (c->inter) { /* MPI 4.0 §6.2.2: the root itself, its group, or the remote group's rank */
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size))
+            return MPI_SUCCESS;
+        return mpi_err(c, MPI_ERR_ROOT, fname, "root out of range");
+    }
     if (root < 0 || root >= c->size) return mpi_err(c, MPI_ERR_ROOT, fname, "root out of range");
     return MPI_SUCCESS;
 }
@@ -413,7 +418,9 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     mcomm_t *c = m->comm;
     int err = MPI_SUCCESS;
     coll_sched_t *s = NULL;
+    m->args.nremote = c->inter ? c->remote_size : 0;
     make_key(m);
+    if (c->inter) m->cacheable = false; /* the key does not say which role a rank has */
     if (mode != MCOLL_PERSISTENT && m->cacheable) {
         mcoll_t *e = cache_take(m);
         if (e) {
@@ -425,7 +432,8 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     }
     m->seq = mcoll_next_seq(c, mode == MCOLL_PERSISTENT);
     m->run = NULL;
-    sl_status_t st = coll_build(&m->args, c->rank, c->size, mcomm_world_map(c), &s);
+    const int *map = c->inter ? c->coll_map : mcomm_world_map(c);
+    sl_status_t st = coll_build(&m->args, c->rank, c->size, map, &s);
     if (st == SL_OK) {
         st = coll_run_new(s, c->ctx | MCOMM_COLL_CTX, &m->run);
         coll_sched_release(s);

@@ -49,8 +49,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
         free(w);
         return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_group", NULL);
     }
-    for (int r = 0; r < c->size; r++)
-        w[r] = mcomm_world(c, r);
+    for (int r = 0; r < c->size; r++) /* an intercommunicator's local group */
+        w[r] = mcomm_local_world(c, r);
     *g = (mgroup_t){.size = c->size, .rank = c->rank, .world_of = w};
     *group = (MPI_Group)h;
     return MPI_SUCCESS;
@@ -154,6 +154,11 @@ static MPI_Group mgroup_make(int *w, int n)
     for (int r = 0; r < n; r++)
         if (w[r] == mpi_world_rank) g->rank = r;
     return (MPI_Group)h;
+}
+
+MPI_Group mgroup_of(int *w, int n)
+{
+    return mgroup_make(w, n);
 }
 
 /* Raises out of memory for fname, or stores the new group. */
