@@ -604,6 +604,25 @@ static void coll_nb(const tcase_t *t, int cnt)
             for (int j = 0; j < nr; j++) want += val(j, 20, i) + 1;
             EXPECT(rd[i] == want);
         }
+    /* persistent: an allreduce and a bcast from group 1 started three times
+     * with new contents */
+    MPI_Request pq[2];
+    int rl1 = role(t, 1, 0);
+    MPI_Allreduce_init(src, ar, cnt, MPI_INT, MPI_MAX, t->ic, MPI_INFO_NULL, &pq[0]);
+    MPI_Bcast_init(bc, cnt, MPI_INT, rl1, d, MPI_INFO_NULL, &pq[1]);
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < cnt; i++) src[i] = val(t->rank, 23 + k, i) + t->color;
+        if (rl1 == MPI_ROOT) for (int i = 0; i < cnt; i++) bc[i] = val(77, k, i);
+        CTX("persistent cnt %d start %d", cnt, k);
+        EXPECT(MPI_Startall(2, pq) == MPI_SUCCESS);
+        EXPECT(MPI_Waitall(2, pq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        for (int i = 0; i < cnt; i++) {
+            EXPECT(ar[i] == val(nr - 1, 23 + k, i) + !t->color);
+            if (rl1 != MPI_PROC_NULL) EXPECT(bc[i] == val(77, k, i));
+        }
+    }
+    MPI_Request_free(&pq[0]);
+    MPI_Request_free(&pq[1]);
     free(bc);
     free(ar);
     free(ag);
