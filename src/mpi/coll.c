@@ -329,6 +329,7 @@ static void make_key(mcoll_t *m)
         m->key.pre = m->op.plan.pre;
         m->key.ctype = m->op.plan.ctype;
         m->key.fn = m->op.plan.fn;
+        m->key.fn_c = m->op.plan.fn_c;
         m->key.t[0] = m->op.plan.type;
     }
 }
@@ -337,7 +338,8 @@ static bool same_key(const mcoll_key_t *a, const mcoll_key_t *b)
 {
     return a->kind == b->kind && a->root == b->root && a->flags == b->flags &&
            a->count == b->count && a->mylen == b->mylen && a->t[0] == b->t[0] &&
-           a->t[1] == b->t[1] && a->pre == b->pre && a->ctype == b->ctype && a->fn == b->fn;
+           a->t[1] == b->t[1] && a->pre == b->pre && a->ctype == b->ctype && a->fn == b->fn &&
+           a->fn_c == b->fn_c;
 }
 
 /* A cached object for m's call: m's buffers move into it, m goes. */

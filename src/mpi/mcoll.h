@@ -45,6 +45,7 @@ typedef struct mcoll_key {
     const mdt_type_t *t[2];
     int pre, ctype;
     MPI_User_function *fn;
+    MPI_User_function_c *fn_c;
 } mcoll_key_t;
 
 typedef struct mcoll {

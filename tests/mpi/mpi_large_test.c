@@ -331,6 +331,141 @@ static void never(void *in, void *inout, int *len, MPI_Datatype *dt)
     abort();
 }
 
+/* x -> a x + b maps, composed: (a, b) o (c, d) = (a c, a d + b), the lower
+ * rank's map applied last; MPI_Count len (MPI_Op_create_c). */
+static void affine_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    unsigned *x = in, *y = inout;
+    for (MPI_Count i = 0; i < *len; i++) {
+        unsigned a = x[2 * i], b = x[2 * i + 1], c = y[2 * i], d = y[2 * i + 1];
+        y[2 * i] = a * c;
+        y[2 * i + 1] = a * d + b;
+    }
+}
+
+/* Neighbour collectives on a periodic ring, MPI_Op_create_c, buffered mode,
+ * envelopes, subarrays and darrays. */
+static void more(void)
+{
+    MPI_Comm ring;
+    int dims[1] = {size}, per[1] = {1};
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring));
+    int left = (me + size - 1) % size, right = (me + 1) % size;
+    int s[8], r[8];
+    for (int i = 0; i < 8; i++) s[i] = val(me, 30, i);
+    /* allgather: from left then right, 4 ints each */
+    CTX("Neighbor_allgather_c");
+    OK(MPI_Neighbor_allgather_c(s, 4, MPI_INT, r, 4, MPI_INT, ring));
+    for (int i = 0; i < 4; i++) EXPECT(r[i] == val(left, 30, i) && r[4 + i] == val(right, 30, i));
+    MPI_Count cnt[2] = {3, 4};
+    MPI_Aint dsp[2] = {4, 0}, bdsp[2] = {16, 0};
+    MPI_Datatype ty[2] = {MPI_INT, MPI_INT};
+    memset(r, 0, sizeof r);
+    CTX("Neighbor_allgatherv_c");
+    if (size > 2) { /* with 1 or 2 ranks left and right are one rank: the blocks differ in size */
+        MPI_Count c2[2] = {3, 3};
+        OK(MPI_Neighbor_allgatherv_c(s, 3, MPI_INT, r, c2, dsp, MPI_INT, ring));
+        for (int i = 0; i < 3; i++) EXPECT(r[4 + i] == val(left, 30, i) && r[i] == val(right, 30, i));
+    }
+    /* alltoall: block 0 to the left, block 1 to the right */
+    for (int i = 0; i < 8; i++) s[i] = val(me * 16 + (i < 4 ? 0 : 1), 31, i % 4);
+    CTX("Neighbor_alltoall_c");
+    OK(MPI_Neighbor_alltoall_c(s, 4, MPI_INT, r, 4, MPI_INT, ring));
+    for (int i = 0; i < 4; i++)
+        EXPECT(r[i] == val(left * 16 + 1, 31, i) && r[4 + i] == val(right * 16, 31, i));
+    /* alltoallv / alltoallw: 3 ints to the left, 4 to the right; 4 from the left, 3 from the right */
+    MPI_Count sc[2] = {3, 4}, rc[2] = {4, 3};
+    MPI_Aint sd[2] = {0, 4}, rd[2] = {0, 4}, sbd[2] = {0, 16}, rbd[2] = {0, 16};
+    (void)cnt, (void)bdsp;
+    memset(r, 0, sizeof r);
+    CTX("Neighbor_alltoallv_c");
+    OK(MPI_Neighbor_alltoallv_c(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, ring));
+    for (int i = 0; i < 4; i++) EXPECT(r[i] == val(left * 16 + 1, 31, i));
+    for (int i = 0; i < 3; i++) EXPECT(r[4 + i] == val(right * 16, 31, i));
+    memset(r, 0, sizeof r);
+    CTX("Neighbor_alltoallw_c");
+    MPI_Request rq;
+    OK(MPI_Ineighbor_alltoallw_c(s, sc, sbd, ty, r, rc, rbd, ty, ring, &rq));
+    OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 4; i++) EXPECT(r[i] == val(left * 16 + 1, 31, i));
+    for (int i = 0; i < 3; i++) EXPECT(r[4 + i] == val(right * 16, 31, i));
+    MPI_Comm_free(&ring);
+    /* MPI_Op_create_c: a non-commutative op through Allreduce_c */
+    MPI_Datatype pair;
+    MPI_Op op;
+    MPI_Type_contiguous(2, MPI_UNSIGNED, &pair);
+    MPI_Type_commit(&pair);
+    OK(MPI_Op_create_c(affine_c, 0, &op));
+    unsigned p[6], q[6];
+    for (int i = 0; i < 3; i++) {
+        p[2 * i] = (unsigned)(2 * me + 3 + i);
+        p[2 * i + 1] = (unsigned)(me * 5 + i + 1);
+    }
+    CTX("Op_create_c");
+    OK(MPI_Allreduce_c(p, q, 3, pair, op, MPI_COMM_WORLD));
+    for (int i = 0; i < 3; i++) {
+        unsigned wa = 1, wb = 0;
+        for (int j = size - 1; j >= 0; j--) {
+            unsigned a2 = (unsigned)(2 * j + 3 + i), b2 = (unsigned)(j * 5 + i + 1);
+            wb = a2 * wb + b2;
+            wa = a2 * wa;
+        }
+        EXPECT(q[2 * i] == wa && q[2 * i + 1] == wb);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&pair);
+    /* buffered mode with a _c attach */
+    int bsz = 4096;
+    void *buf = malloc((size_t)bsz), *got;
+    MPI_Count gsz;
+    CTX("Buffer_attach_c/Bsend_c");
+    OK(MPI_Buffer_attach_c(buf, bsz));
+    int x = val(me, 32, 0), y = 0;
+    OK(MPI_Bsend_c(&x, 1, MPI_INT, right, 9, MPI_COMM_WORLD));
+    OK(MPI_Recv_c(&y, 1, MPI_INT, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    EXPECT(y == val(left, 32, 0));
+    OK(MPI_Buffer_detach_c(&got, &gsz));
+    EXPECT(got == buf && gsz == bsz);
+    free(buf);
+    /* envelope and contents of a vector made by a _c constructor */
+    MPI_Datatype v;
+    OK(MPI_Type_vector_c(3, 2, 5, MPI_INT, &v));
+    MPI_Count ni, na, nl, nd;
+    int comb, ints[3];
+    MPI_Aint addrs[3];
+    MPI_Count lcs[3];
+    MPI_Datatype inner[1];
+    CTX("Type_get_envelope_c/contents_c");
+    OK(MPI_Type_get_envelope_c(v, &ni, &na, &nl, &nd, &comb));
+    EXPECT(comb == MPI_COMBINER_VECTOR && nd == 1);
+    EXPECT((ni == 3 && na == 0 && nl == 0) || (ni == 0 && na == 0 && nl == 3));
+    /* MPI 4.0 lets the arguments come back as ints or as large counts */
+    OK(MPI_Type_get_contents_c(v, ni, na, nl, nd, ints, addrs, lcs, inner));
+    if (nl == 0) EXPECT(ints[0] == 3 && ints[1] == 2 && ints[2] == 5);
+    else EXPECT(lcs[0] == 3 && lcs[1] == 2 && lcs[2] == 5);
+    EXPECT(inner[0] == MPI_INT);
+    MPI_Type_free(&v);
+    /* subarray and darray */
+    MPI_Count sizes[2] = {6, 8}, subs[2] = {2, 3}, starts[2] = {1, 2};
+    MPI_Count sz, lb, ext;
+    CTX("Type_create_subarray_c/darray_c");
+    OK(MPI_Type_create_subarray_c(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &v));
+    OK(MPI_Type_commit(&v));
+    OK(MPI_Type_size_c(v, &sz));
+    OK(MPI_Type_get_extent_c(v, &lb, &ext));
+    EXPECT(sz == 24 && lb == 0 && ext == 6 * 8 * 4);
+    MPI_Type_free(&v);
+    MPI_Count gs[1] = {10};
+    int dist[1] = {MPI_DISTRIBUTE_BLOCK}, darg[1] = {MPI_DISTRIBUTE_DFLT_DARG}, ps[1] = {2};
+    OK(MPI_Type_create_darray_c(2, 1, 1, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &v));
+    OK(MPI_Type_commit(&v));
+    OK(MPI_Type_size_c(v, &sz));
+    OK(MPI_Type_get_extent_c(v, &lb, &ext));
+    EXPECT(sz == 20 && ext == 40);
+    MPI_Type_free(&v);
+}
+
 static void bad_args(void)
 {
     int x[4] = {0};
@@ -450,6 +585,7 @@ int main(int argc, char **argv)
         p2p_small();
         coll_small();
         types();
+        more();
         bad_args();
     }
     MPI_Barrier(MPI_COMM_WORLD);
