@@ -368,6 +368,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     MPI_CHECK_STATE(fn);
     mcomm_t *p = mcomm_get(comm);
     if (!p) return mpi_err(NULL, MPI_ERR_COMM, fn, NULL);
+    if (p->inter) /* create_group: MPI defines it on intracommunicators only; create: not yet */
+        return mpi_err(p, MPI_ERR_COMM, fn, "not supported on intercommunicators");
     mgroup_t *g = mgroup_get(group);
     if (!g) return mpi_err(p, MPI_ERR_GROUP, fn, NULL);
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, fn, "newcomm is NULL");
@@ -399,6 +401,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     MPI_CHECK_STATE(fn);
     mcomm_t *p = mcomm_get(comm);
     if (!p) return mpi_err(NULL, MPI_ERR_COMM, fn, NULL);
+    if (p->inter) /* create_group: MPI defines it on intracommunicators only; create: not yet */
+        return mpi_err(p, MPI_ERR_COMM, fn, "not supported on intercommunicators");
     mgroup_t *g = mgroup_get(group);
     if (!g) return mpi_err(p, MPI_ERR_GROUP, fn, NULL);
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, fn, "newcomm is NULL");

@@ -642,6 +642,13 @@ static void bad_args(const tcase_t *t)
     MPI_Error_class(err, &cls);
     EXPECT(cls == MPI_ERR_ROOT);
 #ifdef SLUICE_MPI
+    MPI_Group lg;
+    MPI_Comm nc;
+    MPI_Comm_group(t->ic, &lg);
+    err = MPI_Comm_create_group(t->ic, lg, 0, &nc); /* MPI: intracommunicators only */
+    MPI_Error_class(err, &cls);
+    EXPECT(cls == MPI_ERR_COMM);
+    MPI_Group_free(&lg);
     int y;
     err = MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, t->ic);
     MPI_Error_class(err, &cls);
