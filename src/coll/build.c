@@ -81,9 +81,31 @@ static sl_status_t try_build(const coll_args_t *g, const coll_alg_t *a, int rank
     return SL_OK;
 }
 
+/* An intercommunicator's call: one fixed plan per collective (gen_inter.c). */
+static sl_status_t build_inter(const coll_args_t *g, int rank, int size, const int *world_of,
+                               coll_sched_t **out)
+{
+    coll_sched_t *s = coll_sched_new(rank, size, world_of);
+    if (!s) return SL_ERR_NOMEM;
+    s->nremote = g->nremote;
+    s->kind = g->kind;
+    s->variant = CA_DIRECT;
+    s->op = g->op;
+    sl_status_t st = cg_inter(s, g);
+    if (st == SL_OK) st = coll_sched_commit(s);
+    if (st != SL_OK) {
+        coll_sched_release(s);
+        return st;
+    }
+    dump(s, g);
+    *out = s;
+    return SL_OK;
+}
+
 sl_status_t coll_build(const coll_args_t *g, int rank, int size, const int *world_of,
                        coll_sched_t **out)
 {
+    if (g->nremote > 0) return build_inter(g, rank, size, world_of, out);
     static bool warned[COLL_NKIND];
     coll_call_t call = {.size = size, .bytes = call_bytes(g, rank),
                         .commute = !g->op || g->op->commute, .regular = call_regular(g, size)};

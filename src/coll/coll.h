@@ -84,6 +84,7 @@ typedef struct coll_sched {
     size_t tmp_bytes;
     const coll_op_t *op;
     int rank, size;           /* of the communicator it was built for */
+    int nremote;              /* intercommunicators: the remote group's size (peers size..) */
     const int *world_of;      /* rank -> world rank (NULL: identity) */
     int kind, variant;        /* what it does (coll_kind_t, CA_*) */
     bool failed;              /* out of memory while building */
@@ -294,7 +295,22 @@ typedef struct coll_args {
     const size_t *counts;      /* reduce_scatter */
     const coll_op_t *op;       /* reductions */
     const coll_nbr_t *nbr;     /* neighbour collectives */
+    int nremote;               /* > 0: an intercommunicator's call (gen_inter.c) */
 } coll_args_t;
+
+/* Intercommunicators (gen_inter.c).  The schedule's ranks 0..size-1 are
+ * the local group, size..size+nremote-1 the remote group's ranks 0..
+ * (world_of maps both), so the local steps are the intracommunicator
+ * generators' and the steps between the groups are sends and receives to
+ * the remote ranks.  root of a rooted call: a remote rank (this group
+ * contributes or receives), COLL_ROOT_HERE (this rank is the root) or
+ * COLL_ROOT_IDLE (another rank of this group is).  vform: the v and w
+ * forms, whose blocks the local leader does not know (direct messages).
+ * Layouts: lay/slay have nremote blocks (the remote ranks'); Bcast uses
+ * RBUF at every rank; Reduce_scatter's counts are the local group's. */
+#define COLL_ROOT_HERE (-1)
+#define COLL_ROOT_IDLE (-2)
+sl_status_t cg_inter(coll_sched_t *s, const coll_args_t *g);
 
 /* Select the variant (coll_select), generate, commit: *out is this rank's
  * schedule of the call.  A variant that cannot serve the call (its

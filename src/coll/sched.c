@@ -52,7 +52,7 @@ static int add(coll_sched_t *s, coll_vertex_t v)
  * (commit returns an error) instead of reading past world_of. */
 static int world(coll_sched_t *s, int peer)
 {
-    if (peer < 0 || peer >= s->size) {
+    if (peer < 0 || peer >= s->size + s->nremote) {
         s->failed = true;
         return -1;
     }

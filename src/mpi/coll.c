@@ -45,6 +45,11 @@ int mcoll_check_buf(mcomm_t *c, const void *buf, int count, MPI_Datatype dt, mdt
 
 int mcoll_check_root(mcomm_t *c, int root, const char *fname)
 {
+    if (c->inter) { /* MPI 4.0 §6.2.2: the root itself, its group, or the remote group's rank */
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size))
+            return MPI_SUCCESS;
+        return mpi_err(c, MPI_ERR_ROOT, fname, "root out of range");
+    }
     if (root < 0 || root >= c->size) return mpi_err(c, MPI_ERR_ROOT, fname, "root out of range");
     return MPI_SUCCESS;
 }
@@ -324,6 +329,7 @@ static void make_key(mcoll_t *m)
         m->key.pre = m->op.plan.pre;
         m->key.ctype = m->op.plan.ctype;
         m->key.fn = m->op.plan.fn;
+        m->key.fn_c = m->op.plan.fn_c;
         m->key.t[0] = m->op.plan.type;
     }
 }
@@ -332,7 +338,8 @@ static bool same_key(const mcoll_key_t *a, const mcoll_key_t *b)
 {
     return a->kind == b->kind && a->root == b->root && a->flags == b->flags &&
            a->count == b->count && a->mylen == b->mylen && a->t[0] == b->t[0] &&
-           a->t[1] == b->t[1] && a->pre == b->pre && a->ctype == b->ctype && a->fn == b->fn;
+           a->t[1] == b->t[1] && a->pre == b->pre && a->ctype == b->ctype && a->fn == b->fn &&
+           a->fn_c == b->fn_c;
 }
 
 /* A cached object for m's call: m's buffers move into it, m goes. */
@@ -413,7 +420,9 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     mcomm_t *c = m->comm;
     int err = MPI_SUCCESS;
     coll_sched_t *s = NULL;
+    m->args.nremote = c->inter ? c->remote_size : 0;
     make_key(m);
+    if (c->inter) m->cacheable = false; /* the key does not say which role a rank has */
     if (mode != MCOLL_PERSISTENT && m->cacheable) {
         mcoll_t *e = cache_take(m);
         if (e) {
@@ -425,7 +434,8 @@ int mcoll_launch(mcoll_t *m, mcoll_mode_t mode, MPI_Request *req, const char *fn
     }
     m->seq = mcoll_next_seq(c, mode == MCOLL_PERSISTENT);
     m->run = NULL;
-    sl_status_t st = coll_build(&m->args, c->rank, c->size, mcomm_world_map(c), &s);
+    const int *map = c->inter ? c->coll_map : mcomm_world_map(c);
+    sl_status_t st = coll_build(&m->args, c->rank, c->size, map, &s);
     if (st == SL_OK) {
         st = coll_run_new(s, c->ctx | MCOMM_COLL_CTX, &m->run);
         coll_sched_release(s);

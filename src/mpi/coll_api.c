@@ -57,19 +57,21 @@ static int bcast_any(const bcast_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MP
     mcomm_t *c;
     mdt_type_t *t;
     int err = mcoll_check_comm(comm, &c, fname);
-    if (!err) err = mcoll_check_buf(c, k->buf, k->count, k->dt, &t, false, fname);
     if (!err) err = mcoll_check_root(c, k->root, fname);
+    /* an intercommunicator's MPI_PROC_NULL ranks take part with no data */
+    bool idle = !err && c->inter && k->root == MPI_PROC_NULL;
+    if (!err && !idle) err = mcoll_check_buf(c, k->buf, k->count, k->dt, &t, false, fname);
     if (err) return err;
     if (mode != MCOLL_BLOCKING && !req) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
     mcoll_t *m = mcoll_new(c);
     if (!m) return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
-    bool is_root = c->rank == k->root;
-    if (mcoll_side(m, COLL_RBUF, k->buf, k->count, t, is_root, !is_root)) {
+    bool is_root = mcoll_is_root(c, k->root);
+    if (!idle && mcoll_side(m, COLL_RBUF, k->buf, k->count, t, is_root, !is_root)) {
         mcoll_free(m);
         return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     }
-    m->args = (coll_args_t){.kind = COLL_BCAST, .root = k->root,
-                            .count = (size_t)k->count * (size_t)t->size};
+    m->args = (coll_args_t){.kind = COLL_BCAST, .root = mcoll_root_arg(c, k->root),
+                            .count = idle ? 0 : (size_t)k->count * (size_t)t->size};
     return mcoll_launch(m, mode, req, fname);
 }
 
@@ -79,21 +81,6 @@ MCOLL_FORMS(Bcast, Ibcast,
 
 /* ---- the reductions --------------------------------------------------------------------------- */
 
-/* A reduction call: its kind and arguments (root for MPI_Reduce; the
- * receive counts for Reduce_scatter, one count for the block form). */
-typedef struct red_call {
-    coll_kind_t kind;
-    bool exclusive;
-    const void *sbuf;
-    void *rbuf;
-    int count;
-    MPI_Datatype dt;
-    MPI_Op op;
-    int root;
-    bool block;        /* reduce_scatter_block */
-    const int *counts; /* reduce_scatter: recvcounts */
-    int bcount;        /* reduce_scatter_block: recvcount */
-} red_call_t;
 
 static int red_check(mcomm_t *c, const red_call_t *k, int count, mdt_type_t **t, mop_plan_t *p,
                      const char *fname)
@@ -144,6 +131,7 @@ static int red_any(const red_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Re
             count = k->bcount * c->size;
         }
     }
+    if (c->inter) return minter_red(k, c, count, mode, req, fname);
     if ((err = red_check(c, k, count, &t, &p, fname))) return err;
     if (mode != MCOLL_BLOCKING && !req) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
     mcoll_t *m = mcoll_new(c);

@@ -25,7 +25,7 @@ typedef struct mv_call {
 static int check_counts(mcomm_t *c, const int *counts, const int *displs, const char *fname)
 {
     if (!counts || !displs) return mpi_err(c, MPI_ERR_ARG, fname, "counts or displacements are NULL");
-    for (int i = 0; i < c->size; i++)
+    for (int i = 0; i < mcomm_peers(c); i++)
         if (counts[i] < 0) return mpi_err(c, MPI_ERR_COUNT, fname, "negative count");
     return MPI_SUCCESS;
 }
@@ -35,7 +35,7 @@ static int check_types(mcomm_t *c, const MPI_Datatype *types, mdt_type_t **ts, c
 {
     int err;
     if (!types) return mpi_err(c, MPI_ERR_ARG, fname, "datatypes are NULL");
-    for (int i = 0; i < c->size; i++)
+    for (int i = 0; i < mcomm_peers(c); i++)
         if (!(ts[i] = mdt_get_committed(types[i], &err))) return mpi_err(c, err, fname, NULL);
     return MPI_SUCCESS;
 }
@@ -57,9 +57,9 @@ static int regular(int n, size_t blen, size_t **off, size_t **len)
 static int rooted(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *rt, const char *fname)
 {
     mcomm_t *c = m->comm;
-    bool gather = k->kind == COLL_GATHER, is_root = c->rank == k->root;
-    bool inplace = is_root && (gather ? k->sbuf == MPI_IN_PLACE : k->rbuf == MPI_IN_PLACE);
-    int n = c->size, err = MPI_SUCCESS;
+    bool gather = k->kind == COLL_GATHER, is_root = mcoll_is_root(c, k->root);
+    bool inplace = !c->inter && is_root && (gather ? k->sbuf == MPI_IN_PLACE : k->rbuf == MPI_IN_PLACE);
+    int n = mcomm_peers(c), err = MPI_SUCCESS;
     /* the many-block side at the root, the one-block side elsewhere */
     int vside = gather ? COLL_RBUF : COLL_SBUF, oside = gather ? COLL_SBUF : COLL_RBUF;
     mdt_type_t *vt = gather ? rt : st, *ot = gather ? st : rt;
@@ -67,7 +67,8 @@ static int rooted(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *rt
     void *obuf = gather ? (void *)(uintptr_t)k->sbuf : k->rbuf;
     int vcount = gather ? k->rcount : k->scount, ocount = gather ? k->scount : k->rcount;
     const int *vcounts = gather ? k->rcounts : k->scounts, *vdispls = gather ? k->rdispls : k->sdispls;
-    m->args = (coll_args_t){.kind = k->kind, .root = k->root, .inplace = inplace, .vform = k->vform};
+    m->args = (coll_args_t){.kind = k->kind, .root = mcoll_root_arg(c, k->root), .inplace = inplace,
+                            .vform = k->vform};
     if (is_root) {
         if (k->vform) {
             if ((err = check_counts(c, vcounts, vdispls, fname))) return err;
@@ -92,9 +93,10 @@ static int everyone(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *
                     mdt_type_t **sts, mdt_type_t **rts, const char *fname)
 {
     mcomm_t *c = m->comm;
-    int n = c->size, err;
+    int n = mcomm_peers(c), err;
     bool inplace = k->sbuf == MPI_IN_PLACE, w = k->rtypes != NULL;
-    m->args = (coll_args_t){.kind = k->kind, .inplace = inplace};
+    /* vform: on an intercommunicator the v forms take the direct plan */
+    m->args = (coll_args_t){.kind = k->kind, .inplace = inplace, .vform = c->inter && k->vform};
     /* receive side: every rank's block */
     if (k->vform) {
         if ((err = check_counts(c, k->rcounts, k->rdispls, fname))) return err;
@@ -113,6 +115,8 @@ static int everyone(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *
     m->lay = (coll_layout_t){m->off, m->len};
     m->args.lay = &m->lay;
     if (inplace) return MPI_SUCCESS;
+    if (k->kind == COLL_ALLGATHER && st) /* the own block's length (the inter direct plan's) */
+        m->args.mylen = (size_t)k->scount * (size_t)st->size;
     if (k->kind == COLL_ALLGATHER) /* the own block */
         return mcoll_side(m, COLL_SBUF, (void *)(uintptr_t)k->sbuf, k->scount, st, true, false);
     if (k->vform) {
@@ -136,17 +140,26 @@ static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Re
     mdt_type_t *st = NULL, *rt = NULL, **sts = NULL, **rts = NULL;
     int err = mcoll_check_comm(comm, &c, fname);
     if (err) return err;
-    bool is_root = c->rank == k->root, rooted_kind = k->kind == COLL_GATHER || k->kind == COLL_SCATTER;
+    bool is_root = mcoll_is_root(c, k->root), rooted_kind = k->kind == COLL_GATHER || k->kind == COLL_SCATTER;
     if (rooted_kind && (err = mcoll_check_root(c, k->root, fname))) return err;
     bool w = k->rtypes != NULL;
+    int n = mcomm_peers(c);
     /* which buffers this rank uses, and where MPI_IN_PLACE may stand */
     bool use_s = !rooted_kind || k->kind == COLL_GATHER || is_root;
     bool use_r = !rooted_kind || k->kind == COLL_SCATTER || is_root;
     bool s_inplace_ok = !rooted_kind || (k->kind == COLL_GATHER && is_root);
     bool r_inplace_ok = k->kind == COLL_SCATTER && is_root;
+    if (c->inter) { /* MPI 4.0 §6.2.2: the root's group sends or receives, never both; no in place */
+        bool idle = rooted_kind && k->root == MPI_PROC_NULL;
+        use_s = !rooted_kind || (!idle && (k->kind == COLL_GATHER) != is_root);
+        use_r = !rooted_kind || (!idle && (k->kind == COLL_SCATTER) != is_root);
+        s_inplace_ok = r_inplace_ok = false;
+        if (!rooted_kind && (k->sbuf == MPI_IN_PLACE || k->rbuf == MPI_IN_PLACE))
+            return mpi_err(c, MPI_ERR_BUFFER, fname, "MPI_IN_PLACE on an intercommunicator");
+    }
     if (w) {
-        sts = malloc(sizeof *sts * (size_t)c->size);
-        rts = malloc(sizeof *rts * (size_t)c->size);
+        sts = malloc(sizeof *sts * (size_t)n);
+        rts = malloc(sizeof *rts * (size_t)n);
         if (!sts || !rts) err = mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
         if (!err && k->sbuf != MPI_IN_PLACE) err = check_types(c, k->stypes, sts, fname);
         if (!err) err = check_types(c, k->rtypes, rts, fname);
@@ -177,12 +190,12 @@ static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Re
         }
     }
     if (w && m) /* every block's type lives as long as the request */
-        for (int i = 0; i < c->size; i++) {
+        for (int i = 0; i < n; i++) {
             mdt_retain(rts[i]);
             if (k->sbuf != MPI_IN_PLACE) mdt_retain(sts[i]);
         }
     if (w && m) {
-        m->nw = c->size;
+        m->nw = n;
         m->wtypes = rts;
         m->wstypes = k->sbuf != MPI_IN_PLACE ? sts : NULL;
         if (!m->wstypes) free(sts);

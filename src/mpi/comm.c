@@ -24,7 +24,8 @@ static mcomm_t comm_world = {.refs = 1, .ctx = 0, .errh = MPI_ERRORS_ARE_FATAL, 
 static mcomm_t comm_self = {.refs = 1, .ctx = 1, .errh = MPI_ERRORS_ARE_FATAL, .handle = MPI_COMM_SELF,
                             .name = "MPI_COMM_SELF"};
 static mh_table_t comm_table = MH_TABLE_INIT(MH_CLASS_COMM);
-static uint64_t ctx_used[CTX_WORDS] = {3}; /* 0: world, 1: self */
+/* 0: world, 1: self; the last is MCOMM_BOOT_CTX, never handed out */
+static uint64_t ctx_used[CTX_WORDS] = {3, [CTX_WORDS - 1] = 1ull << 63};
 
 mcomm_t *mcomm_get(MPI_Comm c)
 {
@@ -64,7 +65,7 @@ static const int *rank_map(const mcomm_t *c)
     int *m = __atomic_load_n(&((mcomm_t *)c)->rank_of, __ATOMIC_ACQUIRE);
     if (m || !(m = malloc((size_t)mpi_world_size * sizeof *m))) return m;
     for (int w = 0; w < mpi_world_size; w++) m[w] = MPI_UNDEFINED;
-    for (int r = 0; r < c->size; r++) m[c->world_of[r]] = r;
+    for (int r = 0; r < mcomm_peers(c); r++) m[c->world_of[r]] = r; /* inter: the remote group */
     int *none = NULL;
     if (__atomic_compare_exchange_n(&((mcomm_t *)c)->rank_of, &none, m, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE))
@@ -80,22 +81,27 @@ int mcomm_rank_of(const mcomm_t *c, int w)
     if (w < 0 || w >= mpi_world_size) return MPI_UNDEFINED;
     const int *m = rank_map(c);
     if (m) return m[w];
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < mcomm_peers(c); r++)
         if (c->world_of[r] == w) return r;
     return MPI_UNDEFINED;
+}
+
+int mcomm_local_world(const mcomm_t *c, int r)
+{
+    return c->inter ? c->local_of[r] : mcomm_world(c, r);
 }
 
 /* ---- agreement among the members of a parent communicator ---------------------------- */
 
 /* Blocking exchange on the parent's collective context. */
-static sl_status_t coll_send(const mcomm_t *c, int r, int tag, const void *buf, size_t len)
+sl_status_t mcomm_csend(const mcomm_t *c, int r, int tag, const void *buf, size_t len)
 {
     p2p_req_t *q;
     sl_status_t st = p2p_isend(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
     return st == SL_OK ? p2p_wait(q, NULL) : st;
 }
 
-static sl_status_t coll_recv(const mcomm_t *c, int r, int tag, void *buf, size_t len)
+sl_status_t mcomm_crecv(const mcomm_t *c, int r, int tag, void *buf, size_t len)
 {
     p2p_req_t *q;
     sl_status_t st = p2p_irecv(buf, len, mcomm_world(c, r), tag, c->ctx | MCOMM_COLL_CTX, &q);
@@ -104,19 +110,19 @@ static sl_status_t coll_recv(const mcomm_t *c, int r, int tag, void *buf, size_t
 
 /* Rank 0 of c gathers len bytes from every member into all (c->size * len
  * bytes), and hands the result back to everyone (gather, then broadcast). */
-static sl_status_t coll_allgather(const mcomm_t *c, int tag, const void *mine, void *all,
+sl_status_t mcomm_callgather(const mcomm_t *c, int tag, const void *mine, void *all,
                                   size_t len)
 {
     sl_status_t st = SL_OK;
     if (c->rank != 0) {
-        if ((st = coll_send(c, 0, tag, mine, len)) != SL_OK) return st;
-        return coll_recv(c, 0, tag, all, len * (size_t)c->size);
+        if ((st = mcomm_csend(c, 0, tag, mine, len)) != SL_OK) return st;
+        return mcomm_crecv(c, 0, tag, all, len * (size_t)c->size);
     }
     memcpy(all, mine, len);
     for (int r = 1; r < c->size && st == SL_OK; r++)
-        st = coll_recv(c, r, tag, (char *)all + (size_t)r * len, len);
+        st = mcomm_crecv(c, r, tag, (char *)all + (size_t)r * len, len);
     for (int r = 1; r < c->size && st == SL_OK; r++)
-        st = coll_send(c, r, tag, all, len * (size_t)c->size);
+        st = mcomm_csend(c, r, tag, all, len * (size_t)c->size);
     return st;
 }
 
@@ -149,7 +155,7 @@ static sl_status_t ctx_round(const mcomm_t *c, uint64_t *all, int *found, bool *
     ctx_token = true;
     memcpy(mine, ctx_used, sizeof ctx_used);
     mine[CTX_WORDS] = !took;
-    sl_status_t st = coll_allgather(c, TAG_CTX, mine, all, sizeof mine);
+    sl_status_t st = mcomm_callgather(c, TAG_CTX, mine, all, sizeof mine);
     *busy = false;
     for (int r = 0; st == SL_OK && r < c->size; r++)
         *busy |= all[(size_t)r * (CTX_WORDS + 1) + CTX_WORDS] != 0;
@@ -196,6 +202,16 @@ static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *wo
     return MPI_SUCCESS;
 }
 
+int mcomm_agree_ctx(const mcomm_t *c)
+{
+    return mcomm_barrier(c) == SL_OK ? ctx_agree(c) : -1;
+}
+
+int mcomm_make(const mcomm_t *parent, int ctx, int size, int rank, int *world_of, MPI_Comm *out)
+{
+    return comm_make(parent, ctx, size, rank, world_of, NULL, out);
+}
+
 int mcomm_create(const mcomm_t *p, int *world_of, int n, int rank, struct mtopo *topo,
                  MPI_Comm *out)
 {
@@ -203,6 +219,7 @@ int mcomm_create(const mcomm_t *p, int *world_of, int n, int rank, struct mtopo 
      * colour exchange ensures): a token held while a member still did
      * something else first could keep that thing, and so the member,
      * from ever coming (another thread's agreement retrying for ever) */
+    if (p->inter) return MPI_ERR_COMM; /* no topologies or group-made communicators from them */
     int ctx = mcomm_barrier(p) == SL_OK ? ctx_agree(p) : -1;
     if (ctx < 0) return MPI_ERR_OTHER;
     if (!world_of) {
@@ -233,6 +250,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     mcomm_t *p = mcomm_get(comm);
     if (!p) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_dup", NULL);
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
+    if (p->inter) {
+        MPI_Comm made;
+        int ierr = minter_dup(p, &made);
+        if (ierr) return mpi_err(p, ierr, "MPI_Comm_dup", "no context id agreed");
+        return comm_dup_attrs(p, made, newcomm);
+    }
     /* the copy keeps the topology (MPI 3.1 §6.4.2); the name is not copied */
     bool ok;
     struct mtopo *topo = mtopo_dup(p->topo, &ok);
@@ -273,14 +296,13 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-/* There are no intercommunicators. */
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     MPI_CHECK_STATE("MPI_Comm_test_inter");
     mcomm_t *c = mcomm_get(comm);
     if (!c) return mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter", NULL);
     if (!flag) return mpi_err(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
-    *flag = 0;
+    *flag = c->inter;
     return MPI_SUCCESS;
 }
 
@@ -306,10 +328,11 @@ static int split_members(const mcomm_t *p, const int *ck, int color, int *world_
 
 int mcomm_split(const mcomm_t *p, int color, int key, struct mtopo *topo, MPI_Comm *out)
 {
+    if (p->inter) return MPI_ERR_COMM;
     int mine[2] = {color, key}, *ck = malloc(sizeof mine * (size_t)p->size);
     int *world_of = malloc(sizeof(int) * (size_t)p->size);
     int ctx = -1;
-    if (ck && world_of && coll_allgather(p, TAG_SPLIT, mine, ck, sizeof mine) == SL_OK)
+    if (ck && world_of && mcomm_callgather(p, TAG_SPLIT, mine, ck, sizeof mine) == SL_OK)
         ctx = ctx_agree(p);
     if (ctx < 0 || color == MPI_UNDEFINED) {
         free(ck);
@@ -334,7 +357,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
     if (color < 0 && color != MPI_UNDEFINED)
         return mpi_err(p, MPI_ERR_ARG, "MPI_Comm_split", "negative color");
-    int err = mcomm_split(p, color, key, NULL, newcomm);
+    int err = p->inter ? minter_split(p, color, key, newcomm)
+                       : mcomm_split(p, color, key, NULL, newcomm);
     return err ? mpi_err(p, err, "MPI_Comm_split",
                          err == MPI_ERR_OTHER ? "members could not agree" : NULL)
                : MPI_SUCCESS;
@@ -369,6 +393,8 @@ void mcomm_destroy(mcomm_t *c)
     mtopo_free(c->topo);
     free(c->world_of);
     free(c->rank_of);
+    free(c->local_of);
+    free(c->coll_map);
     free(c);
 }
 
@@ -409,17 +435,46 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-/* Same members in the same order / in another order / not the same. */
-static int comm_relation(const mcomm_t *a, const mcomm_t *b)
+/* Same members in the same order / in another order / not the same (n
+ * world ranks each). */
+static int group_relation(const int *a, const int *b, int n)
 {
-    if (a->size != b->size) return MPI_UNEQUAL;
     bool same_order = true;
-    for (int r = 0; r < a->size; r++) {
-        int w = mcomm_world(a, r);
-        if (w != mcomm_world(b, r)) same_order = false;
-        if (mcomm_rank_of(b, w) == MPI_UNDEFINED) return MPI_UNEQUAL;
+    for (int r = 0; r < n; r++) {
+        bool found = false;
+        for (int j = 0; j < n && !found; j++) found = a[r] == b[j];
+        if (!found) return MPI_UNEQUAL;
+        if (a[r] != b[r]) same_order = false;
     }
     return same_order ? MPI_CONGRUENT : MPI_SIMILAR;
+}
+
+static int *group_of(const mcomm_t *c, bool local, int *buf)
+{
+    int n = local ? c->size : mcomm_peers(c);
+    for (int r = 0; r < n; r++) buf[r] = local ? mcomm_local_world(c, r) : mcomm_world(c, r);
+    return buf;
+}
+
+/* Intercommunicators compare both groups (MPI 4.0 §7.4.1): the weaker of
+ * the two relations; an intra- and an intercommunicator are unequal. */
+static int comm_relation(const mcomm_t *a, const mcomm_t *b)
+{
+    if (a->size != b->size || a->inter != b->inter) return MPI_UNEQUAL;
+    if (a->inter && a->remote_size != b->remote_size) return MPI_UNEQUAL;
+    int n = a->size > mcomm_peers(a) ? a->size : mcomm_peers(a);
+    int *x = malloc(sizeof(int) * (size_t)n), *y = malloc(sizeof(int) * (size_t)n);
+    int rel = MPI_UNEQUAL;
+    if (x && y) {
+        rel = group_relation(group_of(a, true, x), group_of(b, true, y), a->size);
+        if (a->inter && rel != MPI_UNEQUAL) {
+            int rr = group_relation(group_of(a, false, x), group_of(b, false, y), a->remote_size);
+            if (rr != MPI_CONGRUENT) rel = rr;
+        }
+    }
+    free(x);
+    free(y);
+    return rel;
 }
 
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)

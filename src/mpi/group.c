@@ -49,8 +49,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
         free(w);
         return mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_group", NULL);
     }
-    for (int r = 0; r < c->size; r++)
-        w[r] = mcomm_world(c, r);
+    for (int r = 0; r < c->size; r++) /* an intercommunicator's local group */
+        w[r] = mcomm_local_world(c, r);
     *g = (mgroup_t){.size = c->size, .rank = c->rank, .world_of = w};
     *group = (MPI_Group)h;
     return MPI_SUCCESS;
@@ -154,6 +154,11 @@ static MPI_Group mgroup_make(int *w, int n)
     for (int r = 0; r < n; r++)
         if (w[r] == mpi_world_rank) g->rank = r;
     return (MPI_Group)h;
+}
+
+MPI_Group mgroup_of(int *w, int n)
+{
+    return mgroup_make(w, n);
 }
 
 /* Raises out of memory for fname, or stores the new group. */
@@ -363,6 +368,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     MPI_CHECK_STATE(fn);
     mcomm_t *p = mcomm_get(comm);
     if (!p) return mpi_err(NULL, MPI_ERR_COMM, fn, NULL);
+    if (p->inter) /* create_group: MPI defines it on intracommunicators only; create: not yet */
+        return mpi_err(p, MPI_ERR_COMM, fn, "not supported on intercommunicators");
     mgroup_t *g = mgroup_get(group);
     if (!g) return mpi_err(p, MPI_ERR_GROUP, fn, NULL);
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, fn, "newcomm is NULL");
@@ -394,6 +401,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     MPI_CHECK_STATE(fn);
     mcomm_t *p = mcomm_get(comm);
     if (!p) return mpi_err(NULL, MPI_ERR_COMM, fn, NULL);
+    if (p->inter) /* create_group: MPI defines it on intracommunicators only; create: not yet */
+        return mpi_err(p, MPI_ERR_COMM, fn, "not supported on intercommunicators");
     mgroup_t *g = mgroup_get(group);
     if (!g) return mpi_err(p, MPI_ERR_GROUP, fn, NULL);
     if (!newcomm) return mpi_err(p, MPI_ERR_ARG, fn, "newcomm is NULL");

@@ -45,6 +45,7 @@ typedef struct mcoll_key {
     const mdt_type_t *t[2];
     int pre, ctype;
     MPI_User_function *fn;
+    MPI_User_function_c *fn_c;
 } mcoll_key_t;
 
 typedef struct mcoll {
@@ -150,6 +151,38 @@ int mcoll_check_comm(MPI_Comm comm, mcomm_t **c, const char *fname);
 int mcoll_check_buf(mcomm_t *c, const void *buf, int count, MPI_Datatype dt, mdt_type_t **t,
                     bool may_be_in_place, const char *fname);
 int mcoll_check_root(mcomm_t *c, int root, const char *fname);
+/* Is this rank the root of a rooted call (on an intercommunicator: root
+ * is MPI_ROOT), and root as src/coll names it (COLL_ROOT_HERE/IDLE on an
+ * intercommunicator). */
+static inline bool mcoll_is_root(const mcomm_t *c, int root)
+{
+    return c->inter ? root == MPI_ROOT : c->rank == root;
+}
+static inline int mcoll_root_arg(const mcomm_t *c, int root)
+{
+    if (!c->inter || root >= 0) return root;
+    return root == MPI_ROOT ? COLL_ROOT_HERE : COLL_ROOT_IDLE;
+}
+
+/* A reduction call: its kind and arguments (root for MPI_Reduce; the
+ * receive counts for Reduce_scatter, one count for the block form). */
+typedef struct red_call {
+    coll_kind_t kind;
+    bool exclusive;
+    const void *sbuf;
+    void *rbuf;
+    int count;
+    MPI_Datatype dt;
+    MPI_Op op;
+    int root;
+    bool block;        /* reduce_scatter_block */
+    const int *counts; /* reduce_scatter: recvcounts */
+    int bcount;        /* reduce_scatter_block: recvcount */
+} red_call_t;
+/* inter_coll.c: the reductions on an intercommunicator (count: the whole
+ * vector, checked) */
+int minter_red(const red_call_t *k, mcomm_t *c, int count, mcoll_mode_t mode, MPI_Request *req,
+               const char *fname);
 /* The next collective sequence number of c (1..COLL_SEQ_MASK): for a
  * call, or for a persistent request's lifetime. */
 unsigned mcoll_next_seq(mcomm_t *c, bool persistent);

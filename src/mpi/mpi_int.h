@@ -9,14 +9,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A communicator (MPI_COMM_WORLD and MPI_COMM_SELF so far). */
+/* A communicator.  On an intercommunicator (inter true) rank and size are
+ * the local group's, while the ranks that point-to-point calls name are the
+ * remote group's: world_of maps those (remote_size of them), local_of the
+ * local group's.  So mcomm_world and mcomm_rank_of, which translate the
+ * peers of messages, need no intercommunicator case. */
 typedef struct mcomm {
     int rank, size;
     unsigned ctx;               /* context id in the match bits */
     MPI_Errhandler errh;
     int world_of_self;          /* SELF: our world rank */
-    int *world_of;              /* created communicators: world rank of each rank */
+    int *world_of;              /* created communicators: world rank of each peer rank */
     int *rank_of;               /* ... and its inverse, built at first use (mcomm_rank_of) */
+    bool inter;                 /* an intercommunicator (intercomm.c) */
+    int remote_size;            /* inter: the remote group's size */
+    int *local_of;              /* inter: world rank of each local rank; owned */
+    int *coll_map;              /* inter: local_of then world_of, for src/coll; owned */
     MPI_Comm handle;
     int refs;                   /* its handle and every request on it (created ones) */
     bool freed;                 /* MPI_Comm_free'd, requests still pending */
@@ -55,8 +63,39 @@ static inline void mcomm_release(mcomm_t *c)
 }
 /* The rank -> world rank map of c for src/coll (NULL: the identity). */
 const int *mcomm_world_map(const mcomm_t *c);
-/* Rank in c of world rank w (MPI_UNDEFINED if not a member). */
+/* Rank in c of world rank w (MPI_UNDEFINED if not a member); on an
+ * intercommunicator the rank in the remote group. */
 int mcomm_rank_of(const mcomm_t *c, int w);
+/* How many ranks point-to-point calls on c can name (the remote group's
+ * size on an intercommunicator). */
+static inline int mcomm_peers(const mcomm_t *c)
+{
+    return c->inter ? c->remote_size : c->size;
+}
+/* World rank of rank r of c's own (local) group. */
+int mcomm_local_world(const mcomm_t *c, int r);
+
+/* ---- intercommunicators (intercomm.c) ---- */
+
+/* comm.c's agreement steps, for intercomm.c: a blocking exchange on c's
+ * collective context (sequence 0), the lowest context id free at every
+ * member of c (after their arrival; -1 when it fails), and a new
+ * communicator of ctx taking world_of over (errh from parent). */
+sl_status_t mcomm_csend(const mcomm_t *c, int r, int tag, const void *buf, size_t len);
+sl_status_t mcomm_crecv(const mcomm_t *c, int r, int tag, void *buf, size_t len);
+sl_status_t mcomm_callgather(const mcomm_t *c, int tag, const void *mine, void *all, size_t len);
+int mcomm_agree_ctx(const mcomm_t *c);
+int mcomm_make(const mcomm_t *parent, int ctx, int size, int rank, int *world_of,
+               MPI_Comm *out);
+/* MPI_Comm_dup and MPI_Comm_split of an intercommunicator (collective over
+ * both groups); raise nothing. */
+int minter_dup(mcomm_t *c, MPI_Comm *out);
+int minter_split(mcomm_t *c, int color, int key, MPI_Comm *out);
+/* A new group of the n world ranks in w (malloc'd, taken over; n 0:
+ * MPI_GROUP_EMPTY), or 0 out of memory (group.c). */
+MPI_Group mgroup_of(int *w, int n);
+/* The context that Intercomm_create's members agree over (reserved). */
+#define MCOMM_BOOT_CTX MCOMM_MAX_CTX
 
 /* ---- osu-compat: communicator creation for topologies and groups ---- */
 

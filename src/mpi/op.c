@@ -209,6 +209,7 @@ static mop_kernel_fn *const mop_kernel[MOP_NCT] = {
 
 typedef struct mop {
     MPI_User_function *fn;
+    MPI_User_function_c *fn_c; /* MPI_Op_create_c's (fn NULL then) */
     bool commute;
 } mop_t;
 
@@ -220,20 +221,33 @@ static bool mop_is_predefined(MPI_Op op)
     return ((uint32_t)op & ~0xffu) == 0x58000000u && i >= MOP_MAX && i < MOP_NPRE;
 }
 
+static int op_create(const mop_t *proto, MPI_Op *op, const char *fname)
+{
+    mop_t *o = malloc(sizeof *o);
+    if (!o) return mpi_err(NULL, MPI_ERR_NO_MEM, fname, NULL);
+    *o = *proto;
+    int h = mh_new(&mop_table, o);
+    if (!h) {
+        free(o);
+        return mpi_err(NULL, MPI_ERR_NO_MEM, fname, "out of op handles");
+    }
+    *op = (MPI_Op)h;
+    return MPI_SUCCESS;
+}
+
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     MPI_CHECK_STATE("MPI_Op_create");
     if (!user_fn || !op) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_create", "NULL argument");
-    mop_t *o = malloc(sizeof *o);
-    if (!o) return mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", NULL);
-    *o = (mop_t){.fn = user_fn, .commute = commute != 0};
-    int h = mh_new(&mop_table, o);
-    if (!h) {
-        free(o);
-        return mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "out of op handles");
-    }
-    *op = (MPI_Op)h;
-    return MPI_SUCCESS;
+    return op_create(&(mop_t){.fn = user_fn, .commute = commute != 0}, op, "MPI_Op_create");
+}
+
+/* MPI-4's large-count user function: its length argument is an MPI_Count. */
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    MPI_CHECK_STATE("MPI_Op_create_c");
+    if (!user_fn || !op) return mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_create_c", "NULL argument");
+    return op_create(&(mop_t){.fn_c = user_fn, .commute = commute != 0}, op, "MPI_Op_create_c");
 }
 
 int MPI_Op_free(MPI_Op *op)
@@ -289,6 +303,7 @@ int mop_plan(MPI_Op op, const mdt_type_t *t, MPI_Datatype dt, mop_plan_t *p)
         const mop_t *o = mh_get(&mop_table, op);
         if (!o) return MPI_ERR_OP;
         p->fn = o->fn;
+        p->fn_c = o->fn_c;
         p->commute = o->commute;
         return MPI_SUCCESS;
     }
@@ -316,6 +331,21 @@ static size_t mop_span(const mdt_type_t *t, MPI_Count count, MPI_Aint *lo)
 
 /* A user function on a layout that is not the packed stream: unpack both
  * operands into temporary layouts, call it, pack the result back. */
+
+/* A user op's function on count elements (count fits the classic form's
+ * int: the MPI layer refuses larger counts with user ops). */
+static void mop_call(const mop_plan_t *p, void *in, void *inout, MPI_Count count)
+{
+    MPI_Datatype dt = p->dt;
+    if (p->fn_c) {
+        MPI_Count n = count;
+        p->fn_c(in, inout, &n, &dt);
+        return;
+    }
+    int n = (int)count;
+    p->fn(in, inout, &n, &dt);
+}
+
 static int mop_user_unpacked(const mop_plan_t *p, const void *in, void *inout, MPI_Count count)
 {
     MPI_Aint lo;
@@ -329,9 +359,7 @@ static int mop_user_unpacked(const mop_plan_t *p, const void *in, void *inout, M
     void *a = (void *)((uintptr_t)ma - (uintptr_t)lo), *b = (void *)((uintptr_t)mb - (uintptr_t)lo);
     mdt_unpack(p->type, a, count, in);
     mdt_unpack(p->type, b, count, inout);
-    int n = (int)count;
-    MPI_Datatype dt = p->dt;
-    p->fn(a, b, &n, &dt);
+    mop_call(p, a, b, count);
     mdt_pack(p->type, b, count, inout);
     free(ma);
     free(mb);
@@ -350,9 +378,7 @@ int mop_apply(const mop_plan_t *p, const void *in, void *inout, MPI_Count count)
     if (t->tree || !(t->dense || (count == 1 && t->npieces == 1)))
         return mop_user_unpacked(p, in, inout, count);
     uintptr_t off = (uintptr_t)t->pieces[0].off;
-    int n = (int)count;
-    MPI_Datatype dt = p->dt;
-    p->fn((void *)((uintptr_t)in - off), (void *)((uintptr_t)inout - off), &n, &dt);
+    mop_call(p, (void *)((uintptr_t)in - off), (void *)((uintptr_t)inout - off), count);
     return MPI_SUCCESS;
 }
 

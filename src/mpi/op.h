@@ -25,6 +25,7 @@ typedef struct mop_plan {
     int ctype;             /* predefined: the C type of the basic elements */
     size_t esize;          /* predefined: bytes of one basic element in the stream */
     MPI_User_function *fn; /* user op */
+    MPI_User_function_c *fn_c; /* user op made by MPI_Op_create_c */
     bool commute;
     const mdt_type_t *type; /* the user's datatype */
     MPI_Datatype dt;

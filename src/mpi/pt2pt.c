@@ -20,7 +20,7 @@ static inline bool req_check_fast(bool recv, const void *buf, int count, MPI_Dat
                                   mdt_type_t **t)
 {
     if (!(*t = mdt_get_dense_builtin(dt)) || count < 0 || !(*c = mcomm_get(comm))) return false;
-    bool peer_ok = (unsigned)peer < (unsigned)(*c)->size || peer == MPI_PROC_NULL ||
+    bool peer_ok = (unsigned)peer < (unsigned)mcomm_peers(*c) || peer == MPI_PROC_NULL ||
                    (recv && peer == MPI_ANY_SOURCE);
     bool tag_ok = (unsigned)tag <= (unsigned)P2P_TAG_MAX || (recv && tag == MPI_ANY_TAG);
     return peer_ok && tag_ok && (buf || count == 0);
@@ -37,7 +37,7 @@ static int req_check_full(bool recv, const void *buf, int count, MPI_Datatype dt
     bool any_tag = recv && tag == MPI_ANY_TAG;
     if (!any_tag && (tag < 0 || tag > P2P_TAG_MAX)) return mpi_err(*c, MPI_ERR_TAG, fname, NULL);
     bool any_src = recv && peer == MPI_ANY_SOURCE;
-    if (!any_src && peer != MPI_PROC_NULL && (peer < 0 || peer >= (*c)->size))
+    if (!any_src && peer != MPI_PROC_NULL && (peer < 0 || peer >= mcomm_peers(*c)))
         return mpi_err(*c, MPI_ERR_RANK, fname, NULL);
     /* MPI_BOTTOM (NULL) is a valid base only for datatypes of absolute
      * addresses; with a predefined type it would mean address 0 (as MPICH) */
@@ -373,7 +373,7 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *stat
         if (flag) *flag = 1;
         return MPI_SUCCESS;
     }
-    if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+    if (source != MPI_ANY_SOURCE && (source < 0 || source >= mcomm_peers(c)))
         return mpi_err(c, MPI_ERR_RANK, fname, NULL);
     int src = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : mcomm_world(c, source);
     int t = tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag;

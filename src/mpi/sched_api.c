@@ -48,7 +48,7 @@ int SLUICE_Sched_create(MPI_Comm comm, SLUICE_Sched *sched)
 {
     MPI_CHECK_STATE("SLUICE_Sched_create");
     mcomm_t *c = mcomm_get(comm);
-    if (!c) return mpi_err(NULL, MPI_ERR_COMM, "SLUICE_Sched_create", NULL);
+    if (!c || c->inter) return mpi_err(c, MPI_ERR_COMM, "SLUICE_Sched_create", "not an intracommunicator");
     if (!sched) return mpi_err(c, MPI_ERR_ARG, "SLUICE_Sched_create", "null output");
     SLUICE_Sched h = calloc(1, sizeof *h);
     if (h) h->s = coll_sched_new(c->rank, c->size, mcomm_world_map(c));

@@ -235,7 +235,9 @@ static void check_alltoall(int count)
     int n = size;
     size_t tot = (size_t)count * (size_t)n;
     int *s = malloc(sizeof(int) * (tot + 1)), *r = malloc(sizeof(int) * (tot + 1));
-    /* block for p from me: val(me * 64 + p, i) */
+    /* block for p from me: val(me * 64 + p, i); the spare element set too,
+     * so that no byte the call may read is undefined (count 0) */
+    s[tot] = -1;
     for (int p = 0; p < n; p++)
         for (int i = 0; i < count; i++) s[p * count + i] = val(me * 64 + p, i);
     for (size_t i = 0; i <= tot; i++) r[i] = -1;
