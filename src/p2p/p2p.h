@@ -125,6 +125,10 @@ typedef struct p2p_stats {
     unsigned long lease_claims, lease_given, lease_taken, lease_asked, lease_freed;
 } p2p_stats_t;
 void p2p_get_stats(p2p_stats_t *out);
+/* Tests: ask the owner of every leased short-message channel of ours
+ * (SLUICE_FAST_PEERS) to give it back now, as a receiver does while a sender
+ * waits for one; how many were asked. */
+int p2p_lease_ask_all(void);
 
 /* Memory that peers on this host move with one memcpy (the engine's shared
  * heap): *out = NULL and SL_ERR_NOMEM when there is none left, the caller
