@@ -38,6 +38,17 @@
  *     where an older message could be passed by a newer one of the ring.
  * Neither waits for the receiver.
  *
+ * Leases (SLUICE_FAST_PEERS=N > 0).  The area holds N channels instead of
+ * one per sender, and a `matched` word per sender before them; a channel's
+ * `owner` word (sender line) says who holds it.  A sender claims a free
+ * one by compare-and-swap and starts by Portals (the rule above brings it
+ * to the ring); a receiver whose senders wait for one (`want`) asks an
+ * owner to give its channel back (a bit in `reclaim`, header line, and an
+ * empty notice); the owner answers at its next message or full pass with
+ * the ring -> Portals switch, its marker tagged SH_GIVE; the receiver frees
+ * the channel when it reads that marker.  docs/P2P.md, "Channels leased to
+ * active peers".
+ *
  * Receives.  A small receive from one sender that sends by its ring is
  * deferred: on our list only, no engine entry, since only a ring message can match
  * it.  That sender's marker, or a receive that could overtake it, puts it
