@@ -70,15 +70,16 @@ static bool msg_sync(int j)
 static void fill(unsigned char *b, int s, int j, int ph)
 {
     size_t n = msg_len(j);
-    for (size_t i = 0; i < n; i++) b[i] = msg_byte(s, j, ph, i);
+    for (size_t i = 0; i < n; i++)
+        b[i] = msg_byte(s, j, ph, i);
 }
 
 static void check(const unsigned char *b, const MPI_Status *st, int s, int j, int ph)
 {
     int count = -1;
     MPI_Get_count(st, MPI_BYTE, &count);
-    snprintf(g_case, sizeof g_case, "phase %d: message %d of rank %d (source %d tag %d, %d B)",
-             ph, j, s, st->MPI_SOURCE, st->MPI_TAG, count);
+    snprintf(g_case, sizeof g_case, "phase %d: message %d of rank %d (source %d tag %d, %d B)", ph,
+             j, s, st->MPI_SOURCE, st->MPI_TAG, count);
     EXPECT(st->MPI_SOURCE == s);
     EXPECT(st->MPI_TAG == msg_tag(s, j));
     EXPECT((size_t)count == msg_len(j));
@@ -90,7 +91,8 @@ static void stall(int us)
 {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    do clock_gettime(CLOCK_MONOTONIC, &b);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
     while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
 
@@ -121,8 +123,7 @@ static void recv_any(int size, int count, int ph, unsigned char *buf)
     EXPECT(next);
     for (int k = 0; k < (size - 1) * count; k++) {
         MPI_Status st;
-        EXPECT(MPI_Recv(buf, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, W, &st) ==
-               MPI_SUCCESS);
+        EXPECT(MPI_Recv(buf, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, W, &st) == MPI_SUCCESS);
         int s = st.MPI_SOURCE;
         snprintf(g_case, sizeof g_case, "phase %d: source %d", ph, s);
         EXPECT(s > 0 && s < size && next[s] < count);
@@ -154,8 +155,10 @@ static void phase_turns(int size, int rounds, int burst, unsigned char (*bufs)[M
 static void phase_flood(int size, int count, unsigned char (*bufs)[MAXLEN])
 {
     const int ph = 2;
-    if (g_rank == 0) recv_any(size, count, ph, bufs[0]);
-    else send_range(0, count, ph, bufs);
+    if (g_rank == 0)
+        recv_any(size, count, ph, bufs[0]);
+    else
+        send_range(0, count, ph, bufs);
 }
 
 /* Receives per (sender, tag), posted tag 2 first: each must get that
@@ -240,14 +243,14 @@ static unsigned long phase_inflight(int size, int attempt, unsigned char (*bufs)
         fclose(f);
         for (int s = 1; s < size; s++) { /* outside MPI until every sender has sent */
             snprintf(sent, sizeof sent, "/tmp/sluice-lease-test-%ld-%d-sent-%d", pid, attempt, s);
-            while (access(sent, F_OK) != 0) usleep(500);
+            while (access(sent, F_OK) != 0)
+                usleep(500);
             unlink(sent);
         }
         unlink(asked);
         for (int s = 1; s < size; s++)
             for (int j = 0; j < K; j++) {
-                EXPECT(MPI_Recv(bufs[0], MAXLEN, MPI_BYTE, s, MPI_ANY_TAG, W, &st) ==
-                       MPI_SUCCESS);
+                EXPECT(MPI_Recv(bufs[0], MAXLEN, MPI_BYTE, s, MPI_ANY_TAG, W, &st) == MPI_SUCCESS);
                 check(bufs[0], &st, s, j, ph);
             }
         snprintf(g_case, sizeof g_case, "in flight, attempt %d: %d owners asked", attempt, n);
@@ -260,15 +263,15 @@ static unsigned long phase_inflight(int size, int attempt, unsigned char (*bufs)
             EXPECT(MPI_Ssend(&one, 1, MPI_BYTE, 0, 5, W) == MPI_SUCCESS);
         EXPECT(MPI_Send(&one, 1, MPI_BYTE, 0, 5, W) == MPI_SUCCESS);
         EXPECT(MPI_Send(&t, 1, MPI_INT, 0, token, W) == MPI_SUCCESS);
-        while (access(asked, F_OK) != 0) usleep(500); /* outside MPI */
+        while (access(asked, F_OK) != 0)
+            usleep(500); /* outside MPI */
         MPI_Request rq[K];
         for (int j = 0; j < K; j++) {
             fill(bufs[j], g_rank, j, ph);
-            EXPECT(MPI_Isend(bufs[j], (int)msg_len(j), MPI_BYTE, 0,
-                             msg_tag(g_rank, j), W, &rq[j]) == MPI_SUCCESS);
+            EXPECT(MPI_Isend(bufs[j], (int)msg_len(j), MPI_BYTE, 0, msg_tag(g_rank, j), W,
+                             &rq[j]) == MPI_SUCCESS);
         }
-        snprintf(sent, sizeof sent, "/tmp/sluice-lease-test-%ld-%d-sent-%d", pid, attempt,
-                 g_rank);
+        snprintf(sent, sizeof sent, "/tmp/sluice-lease-test-%ld-%d-sent-%d", pid, attempt, g_rank);
         FILE *f = fopen(sent, "w");
         EXPECT(f);
         fclose(f);
@@ -305,8 +308,8 @@ int main(int argc, char **argv)
 
     p2p_stats_t s;
     p2p_get_stats(&s);
-    unsigned long mine[6] = {s.lease_claims, s.lease_asked, s.lease_given, s.lease_freed,
-                             s.lease_taken, s.short_msgs},
+    unsigned long mine[6] = {s.lease_claims, s.lease_asked, s.lease_given,
+                             s.lease_freed,  s.lease_taken, s.short_msgs},
                   all[6];
     MPI_Allreduce(mine, all, 6, MPI_UNSIGNED_LONG, MPI_SUM, W);
     if (g_rank == 0)
