@@ -12,6 +12,8 @@
 # Every run is time-limited (TIMEOUT s): a run that does not finish is
 # reported as "timeout" (or "fail"), not waited for.  With ROUNDS > 1 every
 # number is the median over the rounds.
+# MPIS may also name sluice-lease: static, short rings leased to
+# SLUICE_FAST_PEERS=${FAST_PEERS:-4} senders per receiver.
 # usage: [NP="2 16 64 128 256"] [MPIS="sluice sluice-dyn mpich ompi"]
 #        [MODES="mem startup"] [TIMEOUT=600] [BIND=none] [KEEP=file]
 #        sh bench/mem_scale.sh [ROUNDS (1)] [BUILD_DIR (build)]
@@ -31,7 +33,7 @@ trap '[ -n "${KEEP:-}" ] && cp "$tmp/all" "$KEEP"; rm -rf "$tmp"' EXIT
 names=""
 for nm in $mpis; do
     case $nm in
-    sluice | sluice-dyn)
+    sluice | sluice-dyn | sluice-lease)
         [ -x "$tmp/sluice" ] || "$build/bin/mpicc" -O2 -o "$tmp/sluice" "$src" || exit 1
         names="$names $nm" ;;
     mpich) mpicc.mpich -O2 -o "$tmp/mpich" "$src" 2>/dev/null && names="$names mpich" ;;
@@ -46,6 +48,8 @@ run() { # name np mode
                 --bind-to "$bind" "$tmp/sluice" "$3" ;;
     sluice-dyn) SLUICE_FLOWCTL=dynamic timeout -k 10 "$limit" "$build/bin/mpirun" -n "$2" \
                 --bind-to "$bind" "$tmp/sluice" "$3" ;;
+    sluice-lease) SLUICE_FLOWCTL=static SLUICE_FAST_PEERS=${FAST_PEERS:-4} timeout -k 10 "$limit" \
+                "$build/bin/mpirun" -n "$2" --bind-to "$bind" "$tmp/sluice" "$3" ;;
     mpich) timeout -k 10 "$limit" mpiexec.mpich -launcher fork -bind-to "$bind" -n "$2" \
                "$tmp/mpich" "$3" ;;
     ompi) timeout -k 10 "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe \
@@ -55,7 +59,7 @@ run() { # name np mode
 now_ns() { date +%s%N; }
 {
     echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null), $(nproc) CPUs, bound: $bind, $rounds round(s), at most ${limit}s per run"
-    echo "# sluice: SLUICE_FLOWCTL=static, sluice-dyn: SLUICE_FLOWCTL=dynamic; settings the library reads:"
+    echo "# sluice: SLUICE_FLOWCTL=static, sluice-dyn: SLUICE_FLOWCTL=dynamic, sluice-lease: static with SLUICE_FAST_PEERS=${FAST_PEERS:-4}; settings the library reads:"
     if [ -x "$build/bin/sluice_info" ]; then
         if "$build/bin/sluice_info" --settings 2>/dev/null | grep -q SLUICE_FLOWCTL; then
             echo "#   SLUICE_FLOWCTL is a setting of this build"

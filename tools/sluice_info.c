@@ -127,8 +127,15 @@ static int print_memory(int n)
             8 * (uint64_t)bounce + 44 * (uint64_t)buckets, "private, fixed");
     uint64_t st = m[0].segment + area + m[0].fc_private, dy = m[1].segment + area + m[1].fc_private;
     mem_row("total (segment, rings, structures)", st, dy, "not the heap, not fixed private memory");
-    printf("  (each sender's short ring: %zu B; shared heap mapped: %llu KiB, pages used on "
-           "demand; SLUICE_FLOWCTL now: %s)\n", ring_bytes,
+    long fast = 0;
+    sl_param_int(SL_PARAM_FAST_PEERS, &fast);
+    if (fast > 0 && area)
+        printf("  (short rings leased to active senders, SLUICE_FAST_PEERS=%ld: %ld channel(s) of "
+               "%zu B, the others send by Portals;", fast, fast < n - 1 ? fast : (long)n - 1,
+               ring_bytes);
+    else
+        printf("  (each sender's short ring: %zu B;", ring_bytes);
+    printf(" shared heap mapped: %llu KiB, pages used on demand; SLUICE_FLOWCTL now: %s)\n",
            (unsigned long long)(m[0].heap / 1024), sl_param_str(SL_PARAM_FLOWCTL));
     return 0;
 }
@@ -162,6 +169,14 @@ int main(int argc, char **argv)
            cma ? ": single-copy bulk get/put (process_vm_readv/writev)"
                : "; bulk get/put use the staged copy");
     printf("  staged  available: pipelined bulk copy through shared memory\n");
+    long fast = 0;
+    sl_param_int(SL_PARAM_FAST_PEERS, &fast);
+    if (fast > 0)
+        printf("  short   p2p short-message rings: %ld channel(s) per receiver leased to the "
+               "senders that are active (SLUICE_FAST_PEERS), the others by Portals\n", fast);
+    else
+        printf("  short   p2p short-message rings: one per sender in each receiver "
+               "(SLUICE_FAST_PEERS=N leases N to active senders instead)\n");
     printf("  ofi     not built: libfabric transport not implemented yet\n\n");
     const char *pmix = boot_pmix_version();
     printf("Launchers (boot clients):\n");

@@ -351,9 +351,16 @@ static void print_stats(void)
             s->rdata_fallback, s->traditional, s->hybrid_by_counter, s->hybrid_by_fin, s->rr_sent,
             s->rr_used, s->rr_stale, s->rr_lost,
             s->pulls_triggered, s->pulls_host, s->pull_max_inflight);
+    if (p2p_short_leased())
+        fprintf(stderr,
+            "sluice p2p rank %d leases: claimed %lu given back %lu (messages taken back %lu); "
+            "owners asked %lu, channels freed %lu\n",
+            P.rank, s->lease_claims, s->lease_given, s->lease_taken, s->lease_asked,
+            s->lease_freed);
     size_t ring, area = p2p_short_plan(P.size, &ring);
     fprintf(stderr, "sluice p2p rank %d memory: short-message rings %zu B in the shared heap "
-            "(%zu B per sender)\n", P.rank, p2p_short_active() ? area : 0, ring);
+            "(%zu B per %s)\n", P.rank, p2p_short_active() ? area : 0, ring,
+            p2p_short_leased() ? "leased channel" : "sender");
 }
 
 sl_status_t p2p_fini(void)

@@ -47,7 +47,8 @@ sl_status_t p2p_fini(void);
 
 /* Bytes of the short-message area a rank takes from its shared heap in a
  * job of `size` ranks of one host under the current settings (0: path off),
- * and in *ring_bytes each sender's ring (sluice_info --memory). */
+ * and in *ring_bytes each sender's ring, or each leased channel's ring under
+ * SLUICE_FAST_PEERS (sluice_info --memory). */
 size_t p2p_short_plan(int size, size_t *ring_bytes);
 
 /* Start a send of len contiguous bytes to rank dst with tag (0..P2P_TAG_MAX)
@@ -117,8 +118,17 @@ typedef struct p2p_stats {
     unsigned long hybrid_held; /* copies not released yet (now) */
     unsigned long mem_shared; /* p2p_mem_alloc blocks from the shared heap */
     unsigned long seq_keys;   /* sequence buckets in use (auto, recv_rndv; <= SLUICE_SEQ_BUCKETS) */
+    /* leased short-message channels (SLUICE_FAST_PEERS): as a sender, channels
+     * claimed, given back when their receiver asked, messages taken back from
+     * a channel as it was given back (sent again by Portals); as a receiver,
+     * owners asked to give a channel back, channels freed */
+    unsigned long lease_claims, lease_given, lease_taken, lease_asked, lease_freed;
 } p2p_stats_t;
 void p2p_get_stats(p2p_stats_t *out);
+/* Tests: ask the owner of every leased short-message channel of ours
+ * (SLUICE_FAST_PEERS) to give it back now, as a receiver does while a sender
+ * waits for one; how many were asked. */
+int p2p_lease_ask_all(void);
 
 /* Memory that peers on this host move with one memcpy (the engine's shared
  * heap): *out = NULL and SL_ERR_NOMEM when there is none left, the caller

@@ -310,6 +310,8 @@ int p2p_short_poll_quick(void);
  * sl_backoff until it says sleep); announce a sleep (false: do not,
  * something came), end it. */
 bool p2p_short_active(void);
+/* Leased channels (SLUICE_FAST_PEERS > 0) instead of a ring per sender. */
+bool p2p_short_leased(void);
 void p2p_short_spin_init(sl_backoff_t *b);
 bool p2p_short_pending(void); /* a ring message waits to be taken */
 bool p2p_short_sleep_begin(void);

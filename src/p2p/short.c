@@ -38,6 +38,17 @@
  *     where an older message could be passed by a newer one of the ring.
  * Neither waits for the receiver.
  *
+ * Leases (SLUICE_FAST_PEERS=N > 0).  The area holds N channels instead of
+ * one per sender, and a `matched` word per sender before them; a channel's
+ * `owner` word (sender line) says who holds it.  A sender claims a free
+ * one by compare-and-swap and starts by Portals (the rule above brings it
+ * to the ring); a receiver whose senders wait for one (`want`) asks an
+ * owner to give its channel back (a bit in `reclaim`, header line, and an
+ * empty notice); the owner answers at its next message or full pass with
+ * the ring -> Portals switch, its marker tagged SH_GIVE; the receiver frees
+ * the channel when it reads that marker.  docs/P2P.md, "Channels leased to
+ * active peers".
+ *
  * Receives.  A small receive from one sender that sends by its ring is
  * deferred: on our list only, no engine entry, since only a ring message can match
  * it.  That sender's marker, or a receive that could overtake it, puts it
@@ -62,6 +73,7 @@
 #define SH_BUSY 1u
 #define SH_MARK 0xffffffffu /* ctx of a head saying: Portals messages follow */
 #define SH_SKIP 0xfffffffeu /* ctx of a head over the ring's tail (len: its lines) */
+#define SH_GIVE 1u          /* tag of a marker that gives a leased channel back */
 #define SH_MIN_RING 2048 /* smallest ring (32 lines; messages up to 1,008 bytes) */
 
 typedef struct sh_head {
@@ -71,15 +83,23 @@ typedef struct sh_head {
 } sh_head_t;
 
 typedef struct sh_chan {
-    _Atomic uint64_t matched SL_ALIGNED_LINE; /* written by the receiver */
+    _Atomic uint64_t matched SL_ALIGNED_LINE; /* written by the receiver (a ring per sender) */
     _Atomic uint64_t consumed;                /* by the receiver: ring lines read */
     _Atomic uint32_t attached SL_ALIGNED_LINE; /* by the sender, at set-up: it uses the ring */
+    /* leased: 0 free, else its owner's rank + 1; a sender claims a free
+     * channel by compare-and-swap, its receiver frees it ("Leases" below) */
+    _Atomic uint32_t owner;
     unsigned char ring[] SL_ALIGNED_LINE;
 } sh_chan_t;
 
 typedef struct sh_area {
     _Atomic uint32_t sleeping SL_ALIGNED_LINE; /* the receiver announces a sleep */
     uint32_t lines, max, size;                 /* geometry, fixed at init */
+    uint32_t nchan;                            /* leased channels (0: one per sender) */
+    _Atomic uint32_t want;    /* leased: a sender found no channel free */
+    _Atomic uint64_t reclaim; /* leased: bit i asks channel i's owner to give it back */
+    /* one per sender: its channel (a ring per sender), or (leased) the
+     * `matched` words of every sender, then the channels */
     unsigned char chans[] SL_ALIGNED_LINE;
 } sh_area_t;
 
@@ -92,9 +112,12 @@ typedef struct sh_msg {
 } sh_msg_t;
 
 typedef struct sh_peer {
-    /* sending to it: our channel in its area */
+    /* sending to it: our channel in its area (leased: NULL while we hold none) */
     sh_area_t *area;
     sh_chan_t *out;
+    _Atomic uint64_t *matched; /* its count of our Portals messages it matched */
+    int chan;                  /* leased: the channel we hold (-1: none) */
+    uint32_t claim_wait, claim_backoff; /* leased: sends before the next claim attempt */
     uint32_t lines;
     uint64_t tx, cons;    /* next line we write; the receiver has read up to cons (or more) */
     uint32_t hot;         /* lines of the ring's start we reuse when it is empty */
@@ -102,12 +125,21 @@ typedef struct sh_peer {
     size_t max;           /* largest message its ring takes */
     bool portals;         /* sending through Portals now */
     uint64_t psent;       /* Portals messages to it that a receive must match */
-    /* receiving from it: its channel in our area */
-    sh_chan_t *in;
-    uint64_t rx;
+    /* receiving from it */
+    _Atomic uint64_t *in_matched; /* our count of its Portals messages matched */
     uint64_t pmatched;
     bool deferring; /* it sends by our ring: its receives may stay off the engine */
 } sh_peer_t;
+
+/* A channel of our area as its receiver sees it: a sender's ring, or a
+ * leased channel. */
+typedef struct sh_rx {
+    sh_chan_t *in;
+    uint64_t rx;   /* next line to read */
+    int src;       /* its sender (leased: -1 while free or not yet seen) */
+    uint64_t seen; /* leased: rx at the last reclaim decision */
+    uint64_t since; /* leased: when (in leases) its owner was first seen */
+} sh_rx_t;
 
 static struct {
     size_t max; /* SLUICE_SHORT_MAX (0: off) */
@@ -116,15 +148,38 @@ static struct {
     size_t chan_bytes;
     sh_area_t *area; /* ours */
     sh_peer_t *peers;
+    sh_rx_t *rxs; /* our channels: one per rank (ours unused), or the leased ones */
+    int nrx;
+    uint32_t nchan; /* SLUICE_FAST_PEERS (0: a ring per sender) */
+    int *held;      /* leased: the receivers whose channels we hold */
+    int nheld;
+    bool routing;   /* in wait_room: a lease of ours is not given back meanwhile */
+    uint64_t leases;    /* owners seen on our channels (their order) */
+    uint64_t reclaim_at; /* the last reclaim decision (ns) */
+    int64_t idle_ns;     /* SLUICE_FAST_IDLE_US */
     sl_list_t posted, unexp;
     unsigned deferred; /* posted receives not on the engine's list */
     int64_t spin_ns; /* p2p_wait's ring poll */
     int64_t room_ns; /* wait_room: a receiver that reads nothing this long is busy */
 } S;
 
-static sh_chan_t *chan_at(const sh_area_t *a, size_t chan_bytes, int rank)
+/* Bytes of the `matched` words of a leased area with `size` senders. */
+static size_t matched_bytes(size_t size)
 {
-    return (sh_chan_t *)(a->chans + (size_t)rank * chan_bytes);
+    return (size * sizeof(uint64_t) + SH_LINE - 1) / SH_LINE * SH_LINE;
+}
+
+/* Channel i: rank i's ring (nchan 0), or leased channel i. */
+static sh_chan_t *chan_at(const sh_area_t *a, size_t chan_bytes, uint32_t nchan, int i)
+{
+    size_t skip = nchan ? matched_bytes(a->size) : 0;
+    return (sh_chan_t *)(a->chans + skip + (size_t)i * chan_bytes);
+}
+
+/* Leased: the `matched` word of sender src. */
+static _Atomic uint64_t *matched_at(sh_area_t *a, int src)
+{
+    return (_Atomic uint64_t *)(void *)a->chans + src;
 }
 
 /* The line at ring position n (positions only grow). */
@@ -166,30 +221,40 @@ static size_t chan_bytes_of(uint32_t lines)
     return sizeof(sh_chan_t) + (size_t)lines * SH_LINE;
 }
 
-static size_t area_bytes(size_t size, uint32_t lines)
+static size_t area_bytes(size_t size, uint32_t lines, uint32_t nchan)
 {
+    if (nchan) return sizeof(sh_area_t) + matched_bytes(size) + nchan * chan_bytes_of(lines);
     return sizeof(sh_area_t) + size * chan_bytes_of(lines);
+}
+
+/* Leased channels in a job of `size` ranks (0: a ring per sender): no more
+ * than there are senders. */
+static uint32_t lease_chans(int size, long fast)
+{
+    return fast <= 0 ? 0 : fast < size - 1 ? (uint32_t)fast : (uint32_t)(size - 1);
 }
 
 size_t p2p_short_plan(int size, size_t *ring_bytes)
 {
-    long max, ring, budget;
+    long max, ring, budget, fast;
     *ring_bytes = 0;
     if (size < 2 || sl_param_int(SL_PARAM_SHORT_MAX, &max) ||
         sl_param_int(SL_PARAM_SHORT_RING, &ring) || sl_param_int(SL_PARAM_SHORT_BUDGET, &budget) ||
-        max == 0)
+        sl_param_int(SL_PARAM_FAST_PEERS, &fast) || max == 0)
         return 0;
-    uint32_t lines = short_lines(size, ring, budget);
+    uint32_t nchan = lease_chans(size, fast);
+    uint32_t lines = short_lines(nchan ? (int)nchan + 1 : size, ring, budget);
     *ring_bytes = (size_t)lines * SH_LINE;
-    return area_bytes((size_t)size, lines);
+    return area_bytes((size_t)size, lines, nchan);
 }
 
 sl_status_t p2p_short_init(void)
 {
-    long max, ring, hot, spin, budget;
+    long max, ring, hot, spin, budget, fast, idle;
     if (sl_param_int(SL_PARAM_SHORT_MAX, &max) || sl_param_int(SL_PARAM_SHORT_RING, &ring) ||
         sl_param_int(SL_PARAM_SHORT_HOT, &hot) || sl_param_int(SL_PARAM_SPIN_US, &spin) ||
-        sl_param_int(SL_PARAM_SHORT_BUDGET, &budget))
+        sl_param_int(SL_PARAM_SHORT_BUDGET, &budget) ||
+        sl_param_int(SL_PARAM_FAST_PEERS, &fast) || sl_param_int(SL_PARAM_FAST_IDLE_US, &idle))
         return SL_ERR_CONFIG;
     S = (typeof(S)){0};
     sl_list_init(&S.posted);
@@ -200,11 +265,23 @@ sl_status_t p2p_short_init(void)
     if ((size_t)max > P.eager_limit) max = (long)P.eager_limit;
     if ((size_t)max > P.volatile_max) max = (long)P.volatile_max;
     if (!(S.peers = calloc((size_t)P.size, sizeof *S.peers))) return SL_ERR_NOMEM;
+    for (int i = 0; i < P.size; i++) S.peers[i].chan = -1;
+    S.nchan = lease_chans(P.size, fast);
+    S.idle_ns = idle * 1000;
+    S.nrx = S.nchan ? (int)S.nchan : P.size;
+    if (!(S.rxs = calloc((size_t)S.nrx, sizeof *S.rxs)) ||
+        (S.nchan && !(S.held = calloc((size_t)P.size, sizeof *S.held)))) {
+        free(S.rxs);
+        free(S.peers);
+        S = (typeof(S)){0};
+        return SL_ERR_NOMEM;
+    }
     /* the rings are polled briefly: an engine wait follows (util/wait.h) */
     int64_t pol = sl_wait_policy().spin_ns;
     S.spin_ns = pol < SL_WAIT_POLL_NS ? pol : SL_WAIT_POLL_NS;
     S.room_ns = spin * 1000;
-    S.lines = short_lines(P.size, ring, budget);
+    /* leased: the budget is shared by the channels, not the senders */
+    S.lines = short_lines(S.nchan ? (int)S.nchan + 1 : P.size, ring, budget);
     /* an empty ring takes the largest message wherever it starts: at most
      * half the ring, so that its wrap (skip) and it fit together */
     size_t fit = (size_t)(S.lines / 2) * SH_LINE - SH_HDR;
@@ -213,7 +290,7 @@ sl_status_t p2p_short_init(void)
     S.max = (size_t)max;
     S.hot = (size_t)hot;
     S.chan_bytes = chan_bytes_of(S.lines);
-    size_t len = area_bytes((size_t)P.size, S.lines);
+    size_t len = area_bytes((size_t)P.size, S.lines, S.nchan);
     void *mem;
     if (PtlSluiceMemAlloc(P.ni, len, &mem) != PTL_OK) {
         sl_log_debug("p2p: no shared heap for %zu bytes of short-message rings: path off", len);
@@ -227,7 +304,12 @@ sl_status_t p2p_short_init(void)
     S.area->lines = S.lines;
     S.area->max = (uint32_t)S.max;
     S.area->size = (uint32_t)P.size;
-    for (int i = 0; i < P.size; i++) S.peers[i].in = chan_at(S.area, S.chan_bytes, i);
+    S.area->nchan = S.nchan;
+    for (int i = 0; i < S.nrx; i++)
+        S.rxs[i] = (sh_rx_t){.in = chan_at(S.area, S.chan_bytes, S.nchan, i),
+                             .src = S.nchan ? -1 : i};
+    for (int i = 0; i < P.size; i++)
+        S.peers[i].in_matched = S.nchan ? matched_at(S.area, i) : &S.rxs[i].in->matched;
     return SL_OK;
 }
 
@@ -243,26 +325,35 @@ void p2p_short_attach(int peer, uint64_t addr)
     if (!S.max || !addr || peer == P.rank ||
         PtlSluiceMemAttach(P.ni, id, addr, sizeof *a, (void **)&a) != PTL_OK)
         return;
-    uint32_t lines = a->lines, amax = a->max;
+    uint32_t lines = a->lines, amax = a->max, nchan = a->nchan;
     size_t chan_bytes = chan_bytes_of(lines);
-    size_t len = area_bytes(a->size, lines);
+    size_t len = area_bytes(a->size, lines, nchan);
+    /* every rank must agree on leasing (the SLUICE_FAST_PEERS setting) */
     if (a->size != (uint32_t)P.size || !amax || (lines & (lines - 1)) ||
-        span_of(amax) > lines / 2 || PtlSluiceMemAttach(P.ni, id, addr, len, (void **)&a) != PTL_OK)
+        span_of(amax) > lines / 2 || nchan != S.nchan ||
+        PtlSluiceMemAttach(P.ni, id, addr, len, (void **)&a) != PTL_OK)
         return;
     sh_peer_t *p = &S.peers[peer];
     p->area = a;
-    p->out = chan_at(a, chan_bytes, P.rank);
     p->lines = lines;
     p->hot = S.hot && S.hot / SH_LINE < lines ? (uint32_t)(S.hot / SH_LINE) : lines;
     p->max = amax < S.max ? amax : S.max;
+    if (nchan) { /* no channel until we claim one: Portals meanwhile */
+        p->matched = matched_at(a, P.rank);
+        p->portals = true;
+        return;
+    }
+    p->out = chan_at(a, chan_bytes, 0, P.rank);
+    p->matched = &p->out->matched;
     atomic_store_explicit(&p->out->attached, 1, memory_order_relaxed); /* the fence publishes */
 }
 
 void p2p_short_ready(void)
 {
-    for (int i = 0; S.area && i < P.size; i++)
+    /* leased: every sender starts by Portals */
+    for (int i = 0; S.area && !S.nchan && i < P.size; i++)
         S.peers[i].deferring =
-            i != P.rank && atomic_load_explicit(&S.peers[i].in->attached, memory_order_relaxed);
+            i != P.rank && atomic_load_explicit(&S.rxs[i].in->attached, memory_order_relaxed);
 }
 
 void p2p_short_fini(void)
@@ -274,6 +365,8 @@ void p2p_short_fini(void)
     }
     if (S.area) PtlSluiceMemFree(P.ni, S.area);
     free(S.peers);
+    free(S.rxs);
+    free(S.held);
     S = (typeof(S)){0};
 }
 
@@ -345,7 +438,13 @@ static bool wait_room(sh_peer_t *p, uint32_t k)
         } else if ((i & 15) == 0 && sl_now_ns() >= until) {
             return false;
         }
-        if ((i & 15) == 0) p2p_progress();
+        if ((i & 15) == 0) {
+            /* p's lease must outlive the wait: none is given back meanwhile */
+            bool was = S.routing;
+            S.routing = true;
+            p2p_progress();
+            S.routing = was;
+        }
         sl_wait_pause();
     }
 }
@@ -415,14 +514,17 @@ static bool take_back(sh_head_t *c, uint64_t n)
  * claimed and send them by Portals, in order, then a marker.  The receiver
  * stops at the first head taken back, so every later one is taken back
  * too. */
-static void to_portals(sh_peer_t *p, int dst)
+static void to_portals(sh_peer_t *p, int dst, uint32_t mark)
 {
     uint64_t back = p->tx;
     for (uint64_t n = p->cons; n < p->tx;) {
         sh_head_t *c = line_at(p->out, p->lines, n);
         if (take_back(c, n)) {
             if (back == p->tx) back = n;
-            if (c->ctx != SH_MARK && c->ctx != SH_SKIP) resend(p, dst, c);
+            if (c->ctx != SH_MARK && c->ctx != SH_SKIP) {
+                resend(p, dst, c);
+                P.stats.lease_taken += mark == SH_GIVE;
+            }
         }
         n += head_span(c);
     }
@@ -434,28 +536,139 @@ static void to_portals(sh_peer_t *p, int dst)
     p->portals = true;
     /* the receiver's deferred receives must reach its engine before our
      * Portals messages can be matched there (the ring is empty now) */
-    publish(p, dst, NULL, 0, 0, SH_MARK);
+    publish(p, dst, NULL, 0, mark, SH_MARK);
+}
+
+/* ---- leases (SLUICE_FAST_PEERS): the sender's side ------------------------------------------- */
+
+/* Claim a free channel of dst's area; false (Portals, and the receiver is
+ * told a sender waits) when none is.  Attempts back off while none is
+ * free (up to 16 sends): each scans the owner words, a line each, and
+ * costs less than the Portals send it goes with. */
+static bool lease_claim(sh_peer_t *p, int dst)
+{
+    if (p->claim_wait) {
+        p->claim_wait--;
+        return false;
+    }
+    sh_area_t *a = p->area;
+    size_t chan_bytes = chan_bytes_of(p->lines);
+    for (uint32_t i = 0; i < a->nchan; i++) {
+        sh_chan_t *c = chan_at(a, chan_bytes, a->nchan, (int)i);
+        uint32_t o = 0;
+        if (atomic_load_explicit(&c->owner, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&c->owner, &o, (uint32_t)P.rank + 1,
+                                                    memory_order_acquire, memory_order_relaxed)) {
+            /* the receiver freed it after reading all of it: positions go
+             * on from there, every line's first word is 0 */
+            p->out = c;
+            p->chan = (int)i;
+            p->tx = p->cons = atomic_load_explicit(&c->consumed, memory_order_acquire);
+            p->asked = false;
+            p->portals = true; /* back to the ring once it matched all we sent by Portals */
+            p->claim_backoff = 0;
+            S.held[S.nheld++] = dst;
+            P.stats.lease_claims++;
+            return true;
+        }
+    }
+    if (!atomic_load_explicit(&a->want, memory_order_relaxed))
+        atomic_store_explicit(&a->want, 1, memory_order_relaxed);
+    p->claim_backoff = p->claim_backoff ? (p->claim_backoff < 16 ? 2 * p->claim_backoff : 16) : 1;
+    p->claim_wait = p->claim_backoff;
+    return false;
+}
+
+/* Does dst's receiver ask for our channel back? */
+static bool lease_asked(const sh_peer_t *p)
+{
+    return (atomic_load_explicit(&p->area->reclaim, memory_order_acquire) >> p->chan) & 1;
+}
+
+/* Give our channel in dst's area back: the ring -> Portals switch (take
+ * back what the receiver has not claimed, send it by Portals, a marker),
+ * its marker saying so; the receiver frees the channel when it reads it. */
+static void lease_give_back(sh_peer_t *p, int dst)
+{
+    to_portals(p, dst, SH_GIVE);
+    p->out = NULL;
+    p->chan = -1;
+    /* others wait for a channel: let them have one first */
+    p->claim_backoff = 8;
+    p->claim_wait = 8;
+    for (int j = 0; j < S.nheld; j++)
+        if (S.held[j] == dst) {
+            S.held[j] = S.held[--S.nheld];
+            break;
+        }
+    P.stats.lease_given++;
+}
+
+/* Give back the channels whose receivers ask for them (a full pass, not
+ * while a send waits for room in one); how many. */
+static int lease_answer(void)
+{
+    int n = 0;
+    for (int j = 0; !S.routing && j < S.nheld;) {
+        int dst = S.held[j];
+        sh_peer_t *p = &S.peers[dst];
+        if (lease_asked(p)) {
+            lease_give_back(p, dst); /* takes it off S.held: j is the next one now */
+            n++;
+        } else {
+            j++;
+        }
+    }
+    return n;
+}
+
+static bool lease_any_asked(void)
+{
+    for (int j = 0; !S.routing && j < S.nheld; j++)
+        if (lease_asked(&S.peers[S.held[j]])) return true;
+    return false;
+}
+
+/* No channel (leased): claim one, or Portals. */
+static __attribute__((noinline)) bool lease_route(sh_peer_t *p, int dst)
+{
+    return p->area && lease_claim(p, dst);
 }
 
 int p2p_short_route(int dst, size_t len, bool sync)
 {
     sh_peer_t *p = &S.peers[dst];
-    if (!p->out) return SH_PORTALS;
+    if (!p->out && !lease_route(p, dst)) return SH_PORTALS;
     if (p->portals) {
         if (len > p->max || sync ||
-            atomic_load_explicit(&p->out->matched, memory_order_acquire) != p->psent)
+            atomic_load_explicit(p->matched, memory_order_acquire) != p->psent)
             return SH_PORTALS;
         p->portals = false; /* nothing of ours waits in its engine */
     }
     uint32_t k = span_of(len);
     if (len <= p->max && !sync && (room(p, k) || wait_room(p, k))) return SH_SHORT;
-    to_portals(p, dst);
+    to_portals(p, dst, 0);
     return SH_PORTALS;
+}
+
+/* p2p_short_put on a leased channel: its receiver may ask for it back (the
+ * header line publish has just read): give it back now, with what it has
+ * not read yet. */
+static __attribute__((noinline)) void put_leased(sh_peer_t *p, const void *buf, size_t len,
+                                                 int dst, int tag, unsigned ctx)
+{
+    publish(p, dst, buf, (uint32_t)len, (uint32_t)tag, ctx);
+    if (lease_asked(p)) lease_give_back(p, dst);
 }
 
 void p2p_short_put(const void *buf, size_t len, int dst, int tag, unsigned ctx)
 {
-    publish(&S.peers[dst], dst, buf, (uint32_t)len, (uint32_t)tag, ctx);
+    sh_peer_t *p = &S.peers[dst];
+    if (__builtin_expect(p->chan >= 0, 0)) { /* (a ring per sender: a tail call, as before) */
+        put_leased(p, buf, len, dst, tag, ctx);
+        return;
+    }
+    publish(p, dst, buf, (uint32_t)len, (uint32_t)tag, ctx);
 }
 
 void p2p_short_portals_sent(int dst)
@@ -619,25 +832,51 @@ static uint32_t read_span(const sh_head_t *c, uint64_t n, int src, sh_head_t *h)
     return k;
 }
 
-/* Take src's messages in order.  quick: the events may not have been
- * handled; stop (*stopped) at a message that would claim a receive on the
- * engine's list, and leave it in the ring. */
-static int take(int src, bool quick, bool *stopped)
+/* A leased channel's owner, first seen in its first message (its claim
+ * happened before: the head's acquire shows it). */
+static int lease_owner(sh_rx_t *ch)
 {
-    sh_peer_t *p = &S.peers[src];
+    uint32_t o = atomic_load_explicit(&ch->in->owner, memory_order_relaxed);
+    if (o == 0 || o > (uint32_t)P.size || o - 1 == (uint32_t)P.rank)
+        p2p_die(70, "p2p: a short-message channel of rank %d has a bad owner (%u)", P.rank, o);
+    ch->since = ++S.leases;
+    return ch->src = (int)o - 1;
+}
+
+/* The owner of leased channel ch has given it back and we have read it
+ * all: free it for the next sender (who starts where we stopped). */
+static void lease_free(sh_rx_t *ch)
+{
+    uint32_t i = (uint32_t)(ch - S.rxs);
+    atomic_fetch_and_explicit(&S.area->reclaim, ~(1ull << i), memory_order_relaxed);
+    ch->src = -1;
+    ch->seen = ch->rx;
+    atomic_store_explicit(&ch->in->owner, 0, memory_order_release);
+    P.stats.lease_freed++;
+}
+
+/* Take the messages of channel ch in order.  quick: the events may not
+ * have been handled; stop (*stopped) at a message that would claim a
+ * receive on the engine's list, and leave it in the ring. */
+static int take(sh_rx_t *ch, bool quick, bool *stopped)
+{
     int n = 0;
     for (;;) {
-        sh_head_t *c = line_at(p->in, S.lines, p->rx);
-        uint32_t v = SH_SEQ(p->rx);
+        sh_head_t *c = line_at(ch->in, S.lines, ch->rx);
+        uint32_t v = SH_SEQ(ch->rx);
         if (atomic_load_explicit(&c->seq, memory_order_relaxed) != v ||
             !atomic_compare_exchange_strong_explicit(&c->seq, &v, SH_BUSY, memory_order_acquire,
                                                      memory_order_relaxed))
             break; /* empty, or taken back by the sender */
+        int src = ch->src >= 0 ? ch->src : lease_owner(ch);
+        sh_peer_t *p = &S.peers[src];
+        bool given = false;
         sh_head_t h;
-        uint32_t k = read_span(c, p->rx, src, &h);
+        uint32_t k = read_span(c, ch->rx, src, &h);
         if (h.ctx == SH_MARK) { /* Portals messages follow: engine first */
             if (p->deferring) flush_deferred(src);
             p->deferring = false;
+            given = S.nchan && h.tag == SH_GIVE;
         } else if (h.ctx != SH_SKIP) {
             if (!arrive(src, c, &h, quick)) { /* unclaimed again: the sender may take it back */
                 atomic_store_explicit(&c->seq, v, memory_order_release);
@@ -648,46 +887,119 @@ static int take(int src, bool quick, bool *stopped)
              * message of it matched */
             p->deferring = true;
             for (uint32_t j = 1; j < k; j++) /* no payload word may pass for a head */
-                atomic_store_explicit(&line_at(p->in, S.lines, p->rx + j)->seq, 0,
+                atomic_store_explicit(&line_at(ch->in, S.lines, ch->rx + j)->seq, 0,
                                       memory_order_relaxed);
         }
         atomic_store_explicit(&c->seq, 0, memory_order_release);
-        p->rx += k;
+        ch->rx += k;
         n++;
         /* at once, not after the batch: a sender waiting for room (wait_room)
          * refills behind us while we copy the next message (windowed 4 KiB
          * both ways: 5.5 -> 11 GB/s; a store to a line the sender reads only
          * when it finds the ring full) */
-        atomic_store_explicit(&p->in->consumed, p->rx, memory_order_release);
+        atomic_store_explicit(&ch->in->consumed, ch->rx, memory_order_release);
+        if (given) { /* the channel is empty and no longer its */
+            lease_free(ch);
+            break;
+        }
     }
     return n;
 }
 
 static bool ring_ready(void)
 {
-    for (int i = 0; i < P.size; i++) {
-        if (i == P.rank) continue;
-        sh_peer_t *p = &S.peers[i];
-        if (atomic_load_explicit(&line_at(p->in, S.lines, p->rx)->seq, memory_order_relaxed))
+    for (int i = 0; i < S.nrx; i++) {
+        if (i == P.rank && !S.nchan) continue;
+        sh_rx_t *ch = &S.rxs[i];
+        if (atomic_load_explicit(&line_at(ch->in, S.lines, ch->rx)->seq, memory_order_relaxed))
             return true;
     }
     return false;
 }
 
-/* Take every sender's messages (quick: see take); how many. */
+/* Take every channel's messages (quick: see take); how many. */
 static int poll_rings(bool quick, bool *stopped)
 {
     int n = 0;
     if (S.area)
-        for (int i = 0; i < P.size && !*stopped; i++)
-            if (i != P.rank) n += take(i, quick, stopped);
+        for (int i = 0; i < S.nrx && !*stopped; i++)
+            if (i != P.rank || S.nchan) n += take(&S.rxs[i], quick, stopped);
+    return n;
+}
+
+/* ---- leases: the receiver's side ------------------------------------------------------------ */
+
+/* A sender waits for a channel and none is free: at most once per
+ * SLUICE_FAST_IDLE_US, ask one owner to give its channel back (the bit in
+ * our header line, which it reads at its next send, and a notice that wakes
+ * it if it waits in the engine).  An owner that sent nothing since the last
+ * decision first, else the one that holds its channel longest.  It gives it
+ * back at its next library call; we free the channel when we read its
+ * marker (lease_free). */
+static void lease_ask(int i, uint32_t o);
+
+static void lease_reclaim(void)
+{
+    uint64_t now = sl_now_ns();
+    if (now - S.reclaim_at < (uint64_t)S.idle_ns) return;
+    S.reclaim_at = now;
+    atomic_store_explicit(&S.area->want, 0, memory_order_relaxed);
+    uint64_t asked = atomic_load_explicit(&S.area->reclaim, memory_order_relaxed);
+    int v = -1;
+    uint32_t v_owner = 0;
+    uint64_t v_since = 0;
+    bool v_idle = false;
+    for (int i = 0; i < S.nrx; i++) {
+        sh_rx_t *ch = &S.rxs[i];
+        bool idle = ch->rx == ch->seen;
+        ch->seen = ch->rx;
+        /* (an owner that has not written yet counts as idle, the oldest) */
+        uint32_t o = atomic_load_explicit(&ch->in->owner, memory_order_relaxed);
+        uint64_t since = ch->src < 0 ? 0 : ch->since;
+        if (!o) return;                  /* one is free: the sender will find it */
+        if ((asked >> i) & 1) continue; /* asked already */
+        if (v < 0 || (idle && !v_idle) || (idle == v_idle && since < v_since)) {
+            v = i;
+            v_owner = o;
+            v_since = since;
+            v_idle = idle;
+        }
+    }
+    if (v >= 0 && v_owner <= (uint32_t)P.size) lease_ask(v, v_owner);
+}
+
+/* Ask the owner of channel i (o: its owner word) to give it back. */
+static void lease_ask(int i, uint32_t o)
+{
+    atomic_fetch_or_explicit(&S.area->reclaim, 1ull << i, memory_order_release);
+    P.stats.lease_asked++;
+    p2p_notify((ptl_process_t){.rank = (ptl_rank_t)(o - 1)}, 0); /* wakes its EQ wait */
+}
+
+int p2p_lease_ask_all(void)
+{
+    int n = 0;
+    if (!S.area || !S.nchan || !P.up) return 0;
+    uint64_t asked = atomic_load_explicit(&S.area->reclaim, memory_order_relaxed);
+    for (int i = 0; i < S.nrx; i++) {
+        uint32_t o = atomic_load_explicit(&S.rxs[i].in->owner, memory_order_relaxed);
+        if (o && o <= (uint32_t)P.size && !((asked >> i) & 1)) {
+            lease_ask(i, o);
+            n++;
+        }
+    }
     return n;
 }
 
 int p2p_short_poll(void)
 {
     bool stopped = false;
-    return poll_rings(false, &stopped);
+    int n = poll_rings(false, &stopped);
+    if (S.nchan) {
+        if (S.area && atomic_load_explicit(&S.area->want, memory_order_relaxed)) lease_reclaim();
+        if (S.nheld) n += lease_answer();
+    }
+    return n;
 }
 
 int p2p_short_poll_quick(void)
@@ -701,7 +1013,7 @@ void p2p_short_matched(int src)
 {
     if (!S.area || src == P.rank || src < 0 || src >= P.size) return;
     sh_peer_t *p = &S.peers[src];
-    atomic_store_explicit(&p->in->matched, ++p->pmatched, memory_order_release);
+    atomic_store_explicit(p->in_matched, ++p->pmatched, memory_order_release);
 }
 
 static sh_msg_t *unexp_find(int src, int tag, unsigned ctx)
@@ -756,6 +1068,11 @@ bool p2p_short_active(void)
     return S.area != NULL;
 }
 
+bool p2p_short_leased(void)
+{
+    return S.area && S.nchan;
+}
+
 /* Poll while the wait is young (a short reply comes within microseconds
  * and no engine wait would see it in the ring), then let the caller sleep. */
 void p2p_short_spin_init(sl_backoff_t *b)
@@ -765,5 +1082,7 @@ void p2p_short_spin_init(sl_backoff_t *b)
 
 bool p2p_short_pending(void)
 {
-    return S.area && ring_ready();
+    /* (a receiver asking for a channel back wakes us with a notice: the
+     * next full pass gives it back) */
+    return (S.area && ring_ready()) || (S.nheld && lease_any_asked());
 }

@@ -106,6 +106,14 @@
       "most this divided by the other ranks of the host (and SLUICE_SHORT_RING, at least "  \
       "2 KiB), so receive memory stays flat as the job grows (the largest short message "   \
       "shrinks with the ring: at most half of it); 0 = no limit")                           \
+    X(FAST_PEERS, "SLUICE_FAST_PEERS", INT, "0", 0, 64,                                     \
+      "short-message channels a rank leases to the peers that send to it (each a ring of "  \
+      "SLUICE_SHORT_BUDGET / this bytes, at most SLUICE_SHORT_RING); a sender claims a free " \
+      "one, the receiver asks an idle owner to give it back when others wait; the rest go " \
+      "through Portals. 0 = a ring for every sender")                                        \
+    X(FAST_IDLE_US, "SLUICE_FAST_IDLE_US", INT, "200", 1, 10000000,                        \
+      "with SLUICE_FAST_PEERS: microseconds between a receiver's requests to give a "        \
+      "channel back while a sender waits for one (an idle owner first, else the oldest)")   \
     X(SHORT_HOT, "SLUICE_SHORT_HOT", INT, "8192", 0, 16777216,                              \
       "bytes at the start of a short-message ring that a sender reuses: a message that "    \
       "would pass them into a ring its receiver has emptied goes back to the start, so a "  \
