@@ -108,6 +108,8 @@ def bind(ret, name, params):
         return "MPI-1 form with INTEGER addresses (use the MPI-2 function)"
     if name.endswith(("_c2f", "_f2c")) or "_c2f" in name or "_f2c" in name:
         return "C only"
+    if name.endswith("_c"):
+        return "MPI-4 large-count form: Fortran has it in mpi_f08 only"
     f = Fn(name)
     for p in params:
         if p == "...":
