@@ -256,7 +256,7 @@ static sl_status_t ofi_exchange(wire_t *w, wire_ofi_t *o)
 void ofi_post_rx(wire_t *w, ofi_ctx_t *c)
 {
     wire_ofi_t *o = w->ofi;
-    ssize_t rc = OFI_RETRY(w, fi_recv(o->ep, c->buf, o->rx_len, NULL, FI_ADDR_UNSPEC, &c->fc));
+    ssize_t rc = OFI_RETRY(w, -1, fi_recv(o->ep, c->buf, o->rx_len, NULL, FI_ADDR_UNSPEC, &c->fc));
     if (rc) ofi_fatal(w, "posting a receive", rc);
 }
 
@@ -345,11 +345,35 @@ static void ofi_rx_error(wire_t *w, struct fid_cq *cq)
         ofi_post_rx(w, c);
     } else if (c->kind == OC_BULK_RX || c->kind == OC_BULK_TX) {
         ofi_later(w, c, e.err);
-    } else { /* OC_TX_PKT: the peer is unreachable */
+    } else { /* OC_TX_PKT, OC_TX_BYE: the peer is unreachable */
         if (c->peer >= 0 && c->peer < w->size) atomic_store(&w->peers[c->peer].ofi_broken, true);
         sl_log_debug("wire: libfabric send to rank %d failed: %s", c->peer, fi_strerror(e.err));
+        if (c->kind == OC_TX_BYE) w->ofi->byes_out--;
         free(c);
     }
+}
+
+/* Has peer's process ended (by its pidfd, on our machine), or a send to it failed? */
+static bool ofi_peer_ended(wire_peer_t *p)
+{
+    if (atomic_load(&p->ofi_broken) || atomic_load(&p->dead)) return true;
+    if (p->pidfd < 0) return false;
+    struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+    return poll(&pfd, 1, 0) > 0;
+}
+
+#define OFI_STUCK_NS 10000000000ull /* a peer that takes nothing for 10 s is lost */
+
+bool ofi_again(wire_t *w, int peer, uint64_t *t0)
+{
+    ofi_reap_tx(w);
+    uint64_t now = sl_now_ns();
+    if (!*t0) *t0 = now;
+    if (peer < 0 || now - *t0 < 1000000) return true;
+    wire_peer_t *p = &w->peers[peer];
+    if (!ofi_peer_ended(p) && now - *t0 < OFI_STUCK_NS) return true;
+    atomic_store(&p->ofi_broken, true); /* wire_check_dead reports it */
+    return false;
 }
 
 void ofi_reap_tx(wire_t *w)
@@ -364,7 +388,8 @@ void ofi_reap_tx(wire_t *w)
         }
         for (ssize_t i = 0; i < n; i++) {
             ofi_ctx_t *c = e[i].op_context;
-            if (c->kind == OC_TX_PKT) free(c);
+            if (c->kind == OC_TX_BYE) o->byes_out--;
+            if (c->kind == OC_TX_PKT || c->kind == OC_TX_BYE) free(c);
             else ofi_later(w, c, 0);
         }
     }
@@ -463,14 +488,14 @@ static void ofi_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16
         char buf[sizeof h + 256];
         memcpy(buf, &h, sizeof h);
         iov_gather(buf + sizeof h, iov, iovcnt, off, len);
-        rc = OFI_RETRY(w, fi_inject(o->ep, buf, total, o->addr[peer]));
+        rc = OFI_RETRY(w, peer, fi_inject(o->ep, buf, total, o->addr[peer]));
     } else {
         ofi_ctx_t *c = malloc(sizeof *c + total);
         if (!c) wire_die(w, 71, "wire: out of memory sending a packet");
         *c = (ofi_ctx_t){.kind = OC_TX_PKT, .peer = peer, .buf = (char *)(c + 1)};
         memcpy(c->buf, &h, sizeof h);
         iov_gather(c->buf + sizeof h, iov, iovcnt, off, len);
-        rc = OFI_RETRY(w, fi_send(o->ep, c->buf, total, NULL, o->addr[peer], &c->fc));
+        rc = OFI_RETRY(w, peer, fi_send(o->ep, c->buf, total, NULL, o->addr[peer], &c->fc));
         if (rc) free(c);
     }
     pthread_mutex_unlock(&o->lock);
@@ -594,44 +619,27 @@ static void ofi_say_bye(wire_t *w)
     wire_ofi_t *o = w->ofi;
     ofi_hdr_t h = {.token = o->token, .src = (uint32_t)w->rank, .type = WIRE_T_OFI_BYE,
                    .flags = PF_FIRST | PF_LAST};
-    int sent = 0;
     pthread_mutex_lock(&o->lock);
     for (int r = 0; r < w->size; r++) {
         wire_peer_t *p = &w->peers[r];
         if (r == w->rank || p->tp != &wire_tp_ofi || atomic_load(&p->dead)) continue;
         ofi_ctx_t *c = malloc(sizeof *c + sizeof h);
         if (!c) break;
-        *c = (ofi_ctx_t){.kind = OC_TX_PKT, .peer = r, .buf = (char *)(c + 1)};
+        *c = (ofi_ctx_t){.kind = OC_TX_BYE, .peer = r, .buf = (char *)(c + 1)};
         memcpy(c->buf, &h, sizeof h);
-        if (OFI_RETRY(w, fi_send(o->ep, c->buf, sizeof h, NULL, o->addr[r], &c->fc))) free(c);
-        else sent++;
+        if (OFI_RETRY(w, r, fi_send(o->ep, c->buf, sizeof h, NULL, o->addr[r], &c->fc))) free(c);
+        else o->byes_out++;
+    }
+    /* completions free the copies; keep progressing for at most 250 ms (a
+     * peer that has ended already completes nothing) */
+    uint64_t t0 = sl_now_ns();
+    while (o->byes_out > 0 && sl_now_ns() - t0 < 250000000ull) {
+        ofi_reap_tx(w);
+        pthread_mutex_unlock(&o->lock);
+        usleep(100);
+        pthread_mutex_lock(&o->lock);
     }
     pthread_mutex_unlock(&o->lock);
-    /* completions free the copies; keep progressing for at most a second */
-    uint64_t t0 = sl_now_ns();
-    while (sent && sl_now_ns() - t0 < 1000000000ull) {
-        struct fi_cq_tagged_entry e[8];
-        pthread_mutex_lock(&o->lock);
-        ssize_t n = fi_cq_read(o->txcq, e, 8);
-        if (n == -FI_EAVAIL) {
-            ofi_rx_error(w, o->txcq);
-            n = 1;
-            sent--;
-        }
-        for (ssize_t i = 0; i < n && n > 0 && e[i].op_context; i++) {
-            ofi_ctx_t *c = e[i].op_context;
-            if (c->kind == OC_TX_PKT) {
-                free(c);
-                sent--;
-            } else {
-                ofi_later(w, c, 0); /* freed with its copy (ofi_bulk_fini) */
-            }
-        }
-        struct fi_cq_tagged_entry r[8];
-        fi_cq_read(o->rxcq, r, 0); /* progress only */
-        pthread_mutex_unlock(&o->lock);
-        if (n <= 0) usleep(100);
-    }
 }
 
 static void ofi_fini(wire_t *w)
@@ -663,12 +671,7 @@ static void ofi_fini(wire_t *w)
 static bool ofi_ended(wire_t *w, int r, bool *left)
 {
     wire_peer_t *p = &w->peers[r];
-    bool ended = atomic_load(&p->ofi_broken);
-    if (!ended && p->pidfd >= 0) {
-        struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
-        ended = poll(&pfd, 1, 0) > 0;
-    }
-    if (!ended) return false;
+    if (!ofi_peer_ended(p)) return false;
     *left = atomic_load(&p->bye);
     if (*left) return true;
     uint64_t now = sl_now_ns();

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 typedef struct ofi_req {
@@ -24,22 +24,35 @@ typedef struct ofi_req {
 
 #define TAG(rank, id, c) ((uint64_t)(rank) << 44 | (uint64_t)((id)&0x0fffffffu) << 16 | (c))
 
-/* Is [addr, addr+len) mapped in this process?  A peer names our memory
- * in its request; an unmapped range is refused (SL_ERR_SYS), as a failed
- * cross-memory attach would be, never handed to the provider. */
-static bool range_mapped(uint64_t addr, uint64_t len)
+/* Can this process read (and, with write, write) [addr, addr+len)?  The
+ * provider copies into and out of the memory named in a request without
+ * any check, and a bad address would kill the process there; the kernel
+ * checks it here instead: one byte per page is read through
+ * process_vm_readv on ourselves and, for write, written back unchanged
+ * (the range is the destination of this copy: nobody else writes it).
+ * Two system calls per 512 pages; a refused range is SL_ERR_SYS, as a
+ * failed cross-memory attach would be. */
+#define PROBE_PAGES 512
+static bool range_ok(uint64_t addr, uint64_t len, bool write)
 {
     static long page;
     if (!page) page = sysconf(_SC_PAGESIZE);
     if (len == 0) return true;
     if (addr + len < addr) return false;
-    uint64_t a = addr & ~(uint64_t)(page - 1), end = addr + len;
-    unsigned char vec[1024];
+    uint64_t end = addr + len, a = addr;
+    unsigned char bytes[PROBE_PAGES];
+    struct iovec local = {bytes, 0}, remote[PROBE_PAGES];
+    pid_t self = getpid();
     while (a < end) {
-        uint64_t n = (end - a + (uint64_t)page - 1) / (uint64_t)page;
-        if (n > sizeof vec) n = sizeof vec;
-        if (mincore((void *)(uintptr_t)a, n * (uint64_t)page, vec) != 0) return false;
-        a += n * (uint64_t)page;
+        int n = 0;
+        for (; n < PROBE_PAGES && a < end; n++) {
+            remote[n] = (struct iovec){(void *)(uintptr_t)a, 1};
+            a = (a & ~(uint64_t)(page - 1)) + (uint64_t)page;
+        }
+        local.iov_len = (size_t)n;
+        if (process_vm_readv(self, &local, 1, remote, (unsigned long)n, 0) != n) return false;
+        if (write && process_vm_writev(self, &local, 1, remote, (unsigned long)n, 0) != n)
+            return false;
     }
     return true;
 }
@@ -100,11 +113,17 @@ static void op_post(wire_t *w, ofi_op_t *oo, int who, bool recv)
         ofi_ctx_t *x = &oo->ctx[c];
         *x = (ofi_ctx_t){.kind = recv ? OC_BULK_RX : OC_BULK_TX, .peer = oo->peer, .owner = oo};
         uint64_t tag = TAG(who, oo->id, c);
-        ssize_t rc = recv ? OFI_RETRY(w, fi_trecv(o->ep, oo->addr + off, n, NULL,
+        ssize_t rc = recv ? OFI_RETRY(w, oo->peer, fi_trecv(o->ep, oo->addr + off, n, NULL,
                                                   o->addr[oo->peer], tag, 0, &x->fc))
-                          : OFI_RETRY(w, fi_tsend(o->ep, oo->addr + off, n, NULL,
+                          : OFI_RETRY(w, oo->peer, fi_tsend(o->ep, oo->addr + off, n, NULL,
                                                   o->addr[oo->peer], tag, &x->fc));
-        if (rc) ofi_fatal(w, recv ? "posting a bulk receive" : "a bulk send", rc);
+        if (rc == -FI_EAGAIN) { /* the peer is lost: the chunk fails */
+            x->over = true;
+            oo->left--;
+            oo->status = SL_ERR_PEER_DEAD;
+        } else if (rc) {
+            ofi_fatal(w, recv ? "posting a bulk receive" : "a bulk send", rc);
+        }
     }
 }
 
@@ -119,6 +138,10 @@ static sl_status_t send_req(wire_t *w, int peer, uint8_t type, uint32_t id, sl_s
 sl_status_t ofi_bulk(wire_t *w, wire_bulk_t *op)
 {
     wire_ofi_t *o = w->ofi;
+    if (!range_ok((uint64_t)(uintptr_t)op->laddr, op->len, op->kind == BULK_GET)) {
+        bulk_finish(op, SL_ERR_SYS);
+        return SL_ERR_SYS;
+    }
     ofi_op_t *oo = op_new(w, op->peer, op->kind, op->laddr, op->len);
     if (!oo) {
         bulk_finish(op, SL_ERR_NOMEM);
@@ -159,7 +182,7 @@ static void target_start(wire_t *w, int src, bool get, const ofi_req_t *r)
     wire_ofi_t *o = w->ofi;
     ofi_op_t *oo = NULL;
     sl_status_t st = SL_OK;
-    if (!range_mapped(r->addr, r->len)) st = SL_ERR_SYS;
+    if (!range_ok(r->addr, r->len, !get)) st = SL_ERR_SYS;
     else if (!(oo = op_new(w, src, get ? BULK_GET : BULK_PUT, (char *)(uintptr_t)r->addr,
                            (size_t)r->len)))
         st = SL_ERR_NOMEM;
@@ -217,9 +240,8 @@ static void requester_answer(wire_t *w, int src, uint8_t type, const ofi_req_t *
             oo->status = r->status;
             oo->left = 0;
         } else {
-            oo->left = 1 + oo->chunks;
+            oo->left = 1 + oo->chunks; /* the target's done and our sends' completions */
             op_post(w, oo, w->rank, false);
-            oo->left--; /* the ready itself */
         }
         end = requester_settle(w, oo);
     } else if (oo->kind == BULK_PUT) { /* put done */

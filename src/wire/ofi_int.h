@@ -31,7 +31,7 @@ _Static_assert(sizeof(ofi_hdr_t) == 24, "ofi packet header layout");
 enum { WIRE_T_OFI_BYE = 0xec };
 
 /* What a completion's context is (the fi_context2 comes first). */
-enum { OC_RX_PKT, OC_TX_PKT, OC_BULK_RX, OC_BULK_TX };
+enum { OC_RX_PKT, OC_TX_PKT, OC_TX_BYE, OC_BULK_RX, OC_BULK_TX };
 typedef struct ofi_ctx {
     struct fi_context2 fc;
     int kind;
@@ -91,6 +91,7 @@ struct wire_ofi {
     _Atomic uint32_t drained;  /* futex: the drainer read the completion queue */
     _Atomic bool signalled;    /* the wait object fired since the last drain */
     _Atomic bool stop;
+    int byes_out;              /* byes not completed yet (wire_fini) */
 
     /* bulk chunks completed (or failed), for the drainer to account out of
      * the lock: accounting may send packets, which takes peer locks */
@@ -105,14 +106,17 @@ struct wire_ofi {
 /* ofi.c */
 /* Post (again) one packet receive buffer.  Under lock. */
 void ofi_post_rx(wire_t *w, ofi_ctx_t *c);
-/* fi_* call that may answer -FI_EAGAIN: retried while progressing the
- * send queue.  Under lock. */
-#define OFI_RETRY(w, call)                                                                  \
+/* fi_* call that may answer -FI_EAGAIN (the provider's queues are full):
+ * retried, progressing the send queue in between, for as long as peer
+ * (-1: none in particular) may still take it (ofi_again).  Under lock. */
+#define OFI_RETRY(w, peer, call)                                                            \
     ({                                                                                      \
         ssize_t rc_;                                                                        \
-        while ((rc_ = (call)) == -FI_EAGAIN) ofi_reap_tx(w);                                \
+        uint64_t t0_ = 0;                                                                   \
+        while ((rc_ = (call)) == -FI_EAGAIN && ofi_again(w, peer, &t0_)) {}                 \
         rc_;                                                                                \
     })
+bool ofi_again(wire_t *w, int peer, uint64_t *t0);
 void ofi_reap_tx(wire_t *w);
 /* A libfabric call failed in a way the transport cannot recover from. */
 void ofi_fatal(wire_t *w, const char *what, ssize_t rc) __attribute__((noreturn));

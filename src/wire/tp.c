@@ -94,8 +94,8 @@ void tp_peer_gone(wire_t *w, int r, bool left)
     wire_peer_t *p = &w->peers[r];
     atomic_store(&p->left, left);
     if (atomic_exchange(&p->dead, true)) return; /* another thread found it first */
-    if (left) sl_log_debug("wire: rank %d has left", r);
-    else sl_log_error("wire: rank %d has died", r);
+    if (left) sl_log_debug("wire: rank %d (pid %d, %s) has left", r, (int)p->pid, p->tp->name);
+    else sl_log_error("wire: rank %d (pid %d, %s) has died", r, (int)p->pid, p->tp->name);
     wire_drop_parked(w, r);
     if (p->tp == &wire_tp_ofi) ofi_bulk_peer_gone(w, r);
     atomic_fetch_add_explicit(&w->gone, 1, memory_order_release);
