@@ -8,8 +8,10 @@
 #   PMIx client (src/boot/boot_pmix.c): libpmix-dev; its tests run under
 #   Open MPI's mpirun (openmpi-bin) and a one-node Slurm (slurm-wlm, munge;
 #   scripts/slurm_local.sh starts its own daemons; the system ones are not used)
+#   libfabric transport (src/wire/ofi.c): libfabric-dev; libfabric-bin has fi_info
+#   and fi_pingpong (bench/ofi_compare.sh)
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge libfabric-dev libfabric-bin"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -166,7 +166,19 @@ static size_t bytes_of(const char *hex, unsigned char *out, size_t max)
     return n;
 }
 
-/* Our card: "host,machine,pid,address" (hex). */
+/* A digest of the job key for the cards (FNV-1a with a salt of its own, so
+ * it is not the packet token): ranks started with different keys find out
+ * at set-up instead of refusing each other's packets forever. */
+static uint64_t ofi_key_digest(const wire_t *w)
+{
+    const char *k = boot_get_info(w->boot)->jobkey;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = "sluice-card:"; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    for (; *k; k++) h = (h ^ (unsigned char)*k) * 0x100000001b3ull;
+    return h;
+}
+
+/* Our card: "host,machine,pid,key digest,address" (hex). */
 static sl_status_t ofi_put_card(wire_t *w, wire_ofi_t *o)
 {
     unsigned char name[256];
@@ -178,7 +190,8 @@ static sl_status_t ofi_put_card(wire_t *w, wire_ofi_t *o)
     }
     char mach[WIRE_HOST_MAX] = "localhost", card[OFI_CARD_MAX + 24], key[32];
     gethostname(mach, sizeof mach - 1);
-    int n = snprintf(card, sizeof card, "%s,%s,%d,", w->host, mach, (int)getpid());
+    int n = snprintf(card, sizeof card, "%s,%s,%d,%016llx,", w->host, mach, (int)getpid(),
+                     (unsigned long long)ofi_key_digest(w));
     if (n < 0 || (size_t)n + 2 * nlen >= OFI_CARD_MAX) return SL_ERR_CONFIG;
     hex_of(name, nlen, card + n);
     snprintf(key, sizeof key, OFI_CARD_KEY, w->rank);
@@ -187,18 +200,22 @@ static sl_status_t ofi_put_card(wire_t *w, wire_ofi_t *o)
 
 /* Read rank r's card: its host, machine, pid and address into the AV. */
 static sl_status_t ofi_read_card(wire_t *w, wire_ofi_t *o, int r, char *host, char *mach,
-                                 int *pid)
+                                 int *pid, bool *same_key)
 {
+    char mine[24];
+    snprintf(mine, sizeof mine, "%016llx", (unsigned long long)ofi_key_digest(w));
     char key[32], card[OFI_CARD_MAX + 24];
     snprintf(key, sizeof key, OFI_CARD_KEY, r);
     sl_status_t st = boot_get(w->boot, key, card, sizeof card);
     if (st != SL_OK) return st;
     char *save = NULL, *h = strtok_r(card, ",", &save), *m = strtok_r(NULL, ",", &save);
-    char *p = strtok_r(NULL, ",", &save), *a = strtok_r(NULL, ",", &save);
+    char *p = strtok_r(NULL, ",", &save), *d = strtok_r(NULL, ",", &save);
+    char *a = strtok_r(NULL, ",", &save);
     unsigned char addr[256];
     size_t alen = a ? bytes_of(a, addr, sizeof addr) : 0;
-    if (!h || !m || !p || !alen || strlen(h) >= WIRE_HOST_MAX || strlen(m) >= WIRE_HOST_MAX)
+    if (!h || !m || !p || !d || !alen || strlen(h) >= WIRE_HOST_MAX || strlen(m) >= WIRE_HOST_MAX)
         return SL_ERR_PROTO;
+    *same_key = strcmp(d, mine) == 0;
     strcpy(host, h);
     strcpy(mach, m);
     *pid = atoi(p);
@@ -236,13 +253,24 @@ static sl_status_t ofi_exchange(wire_t *w, wire_ofi_t *o)
     if (!hosts) st = SL_ERR_NOMEM;
     for (int r = 0; st == SL_OK && r < w->size; r++) {
         int pid = 0;
-        st = ofi_read_card(w, o, r, hosts[r], mach, &pid);
+        bool same_key = true;
+        st = ofi_read_card(w, o, r, hosts[r], mach, &pid, &same_key);
         wire_peer_t *p = &w->peers[r];
         /* on our machine its pid tells its end at once (pidfd); elsewhere a
          * failed send does (docs/WIRE.md) */
         if (st == SL_OK && r != w->rank && p->tp == &wire_tp_ofi && !strcmp(mach, mine)) {
             p->pid = pid;
             p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+            /* of our host, yet no segment of this job: the attach says why */
+            if (!w->force_ofi && !strcmp(hosts[r], w->host)) {
+                sl_status_t a = shm_attach_one(w, r);
+                st = a != SL_OK ? a : SL_ERR_CONFIG;
+            }
+        }
+        if (st == SL_OK && !same_key) {
+            sl_log_error("wire: rank %d (host %s) was started with another job key: it does not "
+                         "belong to this job", r, hosts[r]);
+            st = SL_ERR_AUTH;
         }
     }
     if (st == SL_OK) ofi_number_hosts(w, hosts);
@@ -265,7 +293,8 @@ static sl_status_t ofi_post_all(wire_t *w, wire_ofi_t *o)
     long n;
     if (sl_param_int(SL_PARAM_OFI_RX_BUFS, &n)) return SL_ERR_CONFIG;
     o->n_rx = (int)n;
-    o->rx_len = sizeof(ofi_hdr_t) + w->layout.pkt_payload;
+    /* whole cache lines: every buffer (and its header) stays aligned */
+    o->rx_len = (sizeof(ofi_hdr_t) + w->layout.pkt_payload + 63) & ~(size_t)63;
     o->rx_mem = malloc((size_t)n * o->rx_len);
     o->rx_ctx = calloc((size_t)n, sizeof *o->rx_ctx);
     if (!o->rx_mem || !o->rx_ctx) return SL_ERR_NOMEM;

@@ -261,21 +261,21 @@ sl_status_t shm_check_peer_header(const wire_t *w, const char *jobkey, int r, co
     return SL_OK;
 }
 
-bool shm_same_host(const wire_t *w, int r)
+int shm_peer_host(const wire_t *w, int r)
 {
     const boot_info_t *bi = boot_get_info(w->boot);
     char name[64];
     snprintf(name, sizeof name, "/sluice-%s-%d", bi->jobkey, r);
     int fd = shm_open(name, O_RDONLY, 0);
-    if (fd < 0) return false; /* on another machine */
+    if (fd < 0) return SHM_HOST_ABSENT; /* on another machine (or of another job) */
     shm_hdr_t h;
     bool same = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h && h.magic == SHM_MAGIC &&
                 strncmp(h.host, w->host, WIRE_HOST_MAX) == 0;
     close(fd);
-    return same;
+    return same ? SHM_HOST_SAME : SHM_HOST_OTHER;
 }
 
-static sl_status_t shm_attach_one(wire_t *w, int r)
+sl_status_t shm_attach_one(wire_t *w, int r)
 {
     const boot_info_t *bi = boot_get_info(w->boot);
     char name[64];

@@ -56,7 +56,10 @@ static sl_status_t tp_choose(wire_t *w, int mode, bool *need_ofi)
         wire_peer_t *p = &w->peers[r];
         p->tp = &wire_tp_shm;
         if (r == w->rank) continue;
-        if (mode == 1 || !shm_same_host(w, r)) {
+        int where = mode == 1 ? SHM_HOST_OTHER : shm_peer_host(w, r);
+        /* without libfabric a missing segment can only be an error: the
+         * attach reports it as one ("cannot open shared memory") */
+        if (where == SHM_HOST_OTHER || (where == SHM_HOST_ABSENT && ofi_built())) {
             p->tp = &wire_tp_ofi;
             *need_ofi = true;
         }
@@ -78,6 +81,7 @@ sl_status_t tp_setup(wire_t *w)
 {
     int mode = tp_mode();
     if (mode < 0) return SL_ERR_CONFIG;
+    w->force_ofi = mode == 1;
     bool need_ofi;
     sl_status_t st = tp_choose(w, mode, &need_ofi);
     w->n_hosts = 1;

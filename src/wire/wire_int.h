@@ -311,8 +311,11 @@ void shm_sweep_stale(void);
  * first send to it. */
 #define SHM_POPULATE_ALL 16
 void shm_populate_peer(wire_t *w, wire_peer_t *p);
-/* Is rank r on our host: does its segment exist and name our host? */
-bool shm_same_host(const wire_t *w, int r);
+/* Where rank r is, by its segment: it exists and names our host, it names
+ * another (virtual) host, or it does not exist (another machine). */
+enum { SHM_HOST_SAME, SHM_HOST_OTHER, SHM_HOST_ABSENT };
+int shm_peer_host(const wire_t *w, int r);
+sl_status_t shm_attach_one(wire_t *w, int r);
 /* Does the header of rank r's segment, mapped over maplen bytes, belong to
  * the job with jobkey and agree with our settings, its regions all inside
  * the mapping?  SL_ERR_AUTH or SL_ERR_CONFIG (logged) if not.  Called at
