@@ -14,8 +14,9 @@
 # Portals, p2p, MPI and collective suites with 2 ranks or more also runs as
 # n_ofi (SLUICE_WIRE=ofi: libfabric between every pair of ranks) and as
 # n_vhosts (sluicerun --hosts: half the ranks on virtual host a, the rest
-# on b, so shared memory within each and libfabric between them), label
-# ofi.  NO_OFI gives the reason a test has no twins (it checks a
+# on b, so shared memory within each and libfabric between them), labels
+# ofi and ofi_twin (scripts/test.sh leaves the twins out of the sanitizer
+# runs: they would double those runs' time).  NO_OFI gives the reason a test has no twins (it checks a
 # shared-memory mechanism itself); a string, so the reason is in the file.
 set(SLUICE_TEST_TIMEOUT_MULTIPLIER "$ENV{SLUICE_TEST_TIMEOUT_MULTIPLIER}")
 if(NOT SLUICE_TEST_TIMEOUT_MULTIPLIER)
@@ -100,7 +101,7 @@ macro(sluice_ofi_twins)
                        --bind-to none ${twin_args} ${T_LAUNCHER_ARGS} $<TARGET_FILE:${exe}>
                        ${T_ARGS})
       set_tests_properties(${T_NAME}_${twin} PROPERTIES TIMEOUT ${ofi_timeout}
-                           LABELS "ofi;multirank")
+                           LABELS "ofi;ofi_twin;multirank")
       if(twin_env)
         set_tests_properties(${T_NAME}_${twin} PROPERTIES ENVIRONMENT "${twin_env}")
       endif()

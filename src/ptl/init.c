@@ -1,8 +1,8 @@
 /* Library and NI lifetime, identities, the progress thread and waiting.
  *
  * Identity: nid = the rank's host (the wire's numbering: 0 for a job on one
- * host), pid = its place among the ranks of that host (the job rank on one
- * host).  A logical NI's rank comes from its map (PtlSetMap). */
+ * host), pid = the rank in the launcher's job (unique on its host, since
+ * unique in the job).  A logical NI's rank comes from its map (PtlSetMap). */
 #include "ptl/ptl_int.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -161,45 +161,16 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
 ptl_process_t ptl_phys_of(int rank)
 {
     return (ptl_process_t){.phys = {.nid = (ptl_nid_t)wire_host_of(ptl_g.wire, rank),
-                                    .pid = (ptl_pid_t)wire_host_rank(ptl_g.wire, rank)}};
+                                    .pid = (ptl_pid_t)rank}};
 }
 
 bool ptl_phys_rank(ptl_process_t id, int *rank)
 {
-    if (ptl_g.n_hosts <= 1) { /* one host: pid is the rank */
-        if (id.phys.nid != 0 || id.phys.pid >= (ptl_pid_t)ptl_g.size) return false;
-        *rank = (int)id.phys.pid;
-        return true;
-    }
-    if (id.phys.nid >= (ptl_nid_t)ptl_g.n_hosts) return false;
-    int first = ptl_g.host_off[id.phys.nid], n = ptl_g.host_off[id.phys.nid + 1] - first;
-    if (id.phys.pid >= (ptl_pid_t)n) return false;
-    *rank = ptl_g.host_ranks[first + (int)id.phys.pid];
+    if (id.phys.pid >= (ptl_pid_t)ptl_g.size ||
+        id.phys.nid != (ptl_nid_t)wire_host_of(ptl_g.wire, (int)id.phys.pid))
+        return false;
+    *rank = (int)id.phys.pid;
     return true;
-}
-
-/* The inverse of ptl_phys_of for a job over several hosts. */
-static bool ptl_hosts_init(void)
-{
-    ptl_g.n_hosts = wire_hosts(ptl_g.wire);
-    if (ptl_g.n_hosts <= 1) return true;
-    ptl_g.host_off = calloc((size_t)ptl_g.n_hosts + 1, sizeof *ptl_g.host_off);
-    ptl_g.host_ranks = calloc((size_t)ptl_g.size, sizeof *ptl_g.host_ranks);
-    if (!ptl_g.host_off || !ptl_g.host_ranks) return false;
-    for (int r = 0; r < ptl_g.size; r++) ptl_g.host_off[wire_host_of(ptl_g.wire, r) + 1]++;
-    for (int h = 0; h < ptl_g.n_hosts; h++) ptl_g.host_off[h + 1] += ptl_g.host_off[h];
-    for (int r = 0; r < ptl_g.size; r++)
-        ptl_g.host_ranks[ptl_g.host_off[wire_host_of(ptl_g.wire, r)] +
-                         wire_host_rank(ptl_g.wire, r)] = r;
-    return true;
-}
-
-static void ptl_hosts_fini(void)
-{
-    free(ptl_g.host_off);
-    free(ptl_g.host_ranks);
-    ptl_g.host_off = ptl_g.host_ranks = NULL;
-    ptl_g.n_hosts = 0;
 }
 
 /* ---- PtlInit / PtlFini / PtlAbort ------------------------------------------- */
@@ -212,11 +183,7 @@ static int ptl_start(void)
     ptl_g.size = bi->size;
     ptl_g.uid = (ptl_uid_t)geteuid();
     ptl_g.rx = calloc((size_t)ptl_g.size, sizeof(void *) * 4);
-    if (!ptl_g.rx || wire_init(ptl_g.boot, ptl_wire_recv, NULL, &ptl_g.wire) != SL_OK ||
-        !ptl_hosts_init()) {
-        if (ptl_g.wire) wire_fini(ptl_g.wire);
-        ptl_g.wire = NULL;
-        ptl_hosts_fini();
+    if (!ptl_g.rx || wire_init(ptl_g.boot, ptl_wire_recv, NULL, &ptl_g.wire) != SL_OK) {
         free(ptl_g.rx);
         ptl_g.rx = NULL;
         boot_fini(ptl_g.boot);
@@ -261,7 +228,6 @@ static void ptl_stop(void)
     sl_trace_flush();
     wire_fini(ptl_g.wire);
     ptl_g.wire = NULL;
-    ptl_hosts_fini();
     boot_fini(ptl_g.boot);
     ptl_g.boot = NULL;
     ptl_rx_free();

@@ -186,10 +186,6 @@ typedef struct ptl_global {
     boot_t *boot;
     wire_t *wire;
     int rank, size;
-    /* Physical ids (nid, pid) = (the rank's host, its place on the host):
-     * ranks of host h are host_ranks[host_off[h] .. host_off[h + 1]). */
-    int n_hosts;
-    int *host_off, *host_ranks;
     ptl_uid_t uid;
     ptl_ni_t *nis[PTL_NI_KINDS];
     ptl_table_t tables[HT_COUNT];

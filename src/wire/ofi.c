@@ -488,9 +488,9 @@ static bool ofi_ready(wire_t *w)
         atomic_load_explicit(&o->n_later, memory_order_acquire))
         return true;
     if (pthread_mutex_trylock(&o->lock)) return false; /* another thread looks already */
-    bool any = ofi_fill_stash(w);
+    bool any = ofi_fill_stash(w) || o->later_head;
     pthread_mutex_unlock(&o->lock);
-    return any || o->later_head;
+    return any;
 }
 
 /* ---- sending ------------------------------------------------------------------------------ */
@@ -528,7 +528,7 @@ static void ofi_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16
         if (rc) free(c);
     }
     pthread_mutex_unlock(&o->lock);
-    WIRE_STAT_OWN(&p->tx, ofi_pkts_tx, 1);
+    WIRE_STAT_INC(w, ofi_pkts_tx, 1); /* credit packets come without the peer's lock */
     if (rc) { /* the peer is unreachable: its end is found by wire_check_dead */
         atomic_store(&p->ofi_broken, true);
         sl_log_debug("wire: libfabric send to rank %d: %s", peer, fi_strerror((int)-rc));

@@ -221,8 +221,7 @@ void *wire_heap_peer(const wire_t *w, int peer, uint64_t raddr, size_t len);
  * ranks on different hosts talk through libfabric.  wire_hosts: how many
  * the job has; wire_host_of: rank's host, numbered 0.. in the order of
  * their lowest rank; wire_host_rank: its place among the ranks of its
- * host, 0..  (-1 for a bad rank).  The Portals engine's physical ids
- * (nid, pid) are these. */
+ * host, 0..  (-1 for a bad rank).  The Portals engine's nid is the host. */
 int wire_hosts(const wire_t *w);
 int wire_host_of(const wire_t *w, int rank);
 int wire_host_rank(const wire_t *w, int rank);
