@@ -84,6 +84,9 @@ static bool sr_parse_hosts(const char *text, sr_opts_t *o, int *total)
 {
     int cap = 1;
     for (const char *c = text; *c; c++) cap += *c == ',';
+    free(o->host_name); /* --hosts given again: the last one counts */
+    free(o->host_of);
+    o->host_of = NULL;
     o->host_name = calloc((size_t)cap, sizeof *o->host_name);
     if (!o->host_name) return false;
     *total = 0;
@@ -331,17 +334,25 @@ static int sr_check_fd_limit(const sr_opts_t *o)
     return 1;
 }
 
-int main(int argc, char **argv)
+static int sr_main(sr_opts_t *opts, int argc, char **argv)
 {
-    sr_opts_t opts = {0};
-    int rc = sr_parse(argc, argv, &opts);
+    int rc = sr_parse(argc, argv, opts);
     if (rc >= 0) return rc;
-    if ((rc = sr_find_program(&opts)) >= 0) return rc;
+    if ((rc = sr_find_program(opts)) >= 0) return rc;
     sr_ensure_stdio();
-    if (sr_check_fd_limit(&opts) != 0) return 1;
+    if (sr_check_fd_limit(opts) != 0) return 1;
     if (sr_setup_signals() != 0) {
         perror("sluicerun: signal set-up");
         return 1;
     }
-    return job_run(&opts, sr_sigpipe[0]);
+    return job_run(opts, sr_sigpipe[0]);
+}
+
+int main(int argc, char **argv)
+{
+    sr_opts_t opts = {0};
+    int rc = sr_main(&opts, argc, argv);
+    free(opts.host_name); /* --hosts */
+    free(opts.host_of);
+    return rc;
 }
