@@ -34,7 +34,8 @@ run openmpi mpicc.openmpi mpirun.openmpi --allow-run-as-root --oversubscribe --b
 [ -f "$tmp/ran" ] || { echo "nothing ran"; exit 1; }
 
 # fi_pingpong: its own server and client over loopback; "lat SIZE USEC" and
-# "bw SIZE MBPS" lines like mpi_pingpong's (usec/xfer is its one-way time)
+# "bw SIZE MBPS" lines like mpi_pingpong's (its usec/xfer and MB/sec as it
+# prints them; its first size also pays for the connection)
 if command -v fi_pingpong >/dev/null 2>&1; then
     port=$((47000 + $$ % 1000))
     iters=2000; [ -n "$quick" ] && iters=200
@@ -43,8 +44,10 @@ if command -v fi_pingpong >/dev/null 2>&1; then
     sleep 0.5
     timeout 120 fi_pingpong -p tcp -e rdm -I $iters -P $port 127.0.0.1 > "$tmp/fi.raw" 2>&1
     wait $srv 2>/dev/null
-    awk '$1 ~ /^[0-9]+$/ && NF >= 7 {print "lat", $1, $6; print "bw", $1, $5}' "$tmp/fi.raw" \
-        > "$tmp/fi_pingpong.out"
+    # columns: bytes (64, 1k, 1m...) #sent #ack total time MB/sec usec/xfer Mxfers/sec
+    awk '$1 ~ /^[0-9]+[km]?$/ && NF >= 8 {
+        n = $1 + 0; if ($1 ~ /k$/) n *= 1024; if ($1 ~ /m$/) n *= 1048576
+        print "lat", n, $7; print "bw", n, $6 }' "$tmp/fi.raw" > "$tmp/fi_pingpong.out"
     [ -s "$tmp/fi_pingpong.out" ] && echo fi_pingpong >> "$tmp/ran" ||
         { echo "# fi_pingpong failed:"; sed 's/^/#   /' "$tmp/fi.raw" | head; }
 fi
