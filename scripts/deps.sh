@@ -11,8 +11,10 @@
 #   reachable memory at exit (tests mpi_reachable, ptl_put_get_reachable): valgrind
 #   Fortran bindings (src/fortran): python3 generates them, gfortran builds
 #   mpi.mod and the Fortran tests
+#   libfabric transport (src/wire/ofi.c): libfabric-dev; libfabric-bin has fi_info
+#   and fi_pingpong (bench/ofi_compare.sh)
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind gfortran python3"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind gfortran python3 libfabric-dev libfabric-bin"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -177,7 +177,14 @@ int main(int argc, char **argv)
     else
         printf("  short   p2p short-message rings: one per sender in each receiver "
                "(SLUICE_FAST_PEERS=N leases N to active senders instead)\n");
-    printf("  ofi     not built: libfabric transport not implemented yet\n\n");
+    char provs[512];
+    wire_ofi_providers(provs, sizeof provs);
+    if (!strcmp(provs, "not built"))
+        printf("  ofi     not built: libfabric-dev missing at build time, or -DSLUICE_OFI=OFF\n\n");
+    else
+        printf("  ofi     built: between hosts (SLUICE_WIRE=auto) or for every peer "
+               "(SLUICE_WIRE=ofi); providers with reliable datagrams here: %s\n\n",
+               *provs ? provs : "none");
     const char *pmix = boot_pmix_version();
     printf("Launchers (boot clients):\n");
     printf("  pmi1    built: sluicerun, MPICH Hydra, srun --mpi=pmi2 (PMI_FD / PMI_PORT)\n");

@@ -1,8 +1,8 @@
 /* Library and NI lifetime, identities, the progress thread and waiting.
  *
- * Identity: pid = the rank in the launcher's job (unique on the host), nid =
- * 0 (one host until the libfabric transport exists).  A logical NI's rank
- * comes from its map (PtlSetMap). */
+ * Identity: nid = the rank's host (the wire's numbering: 0 for a job on one
+ * host), pid = the rank in the launcher's job (unique on its host, since
+ * unique in the job).  A logical NI's rank comes from its map (PtlSetMap). */
 #include "ptl/ptl_int.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -18,7 +18,6 @@
 
 ptl_global_t ptl_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-#define PTL_NID 0u
 #define PTL_PARK_NS 1000000 /* progress thread re-checks for absent waiters every 1 ms */
 
 /* ---- progress ------------------------------------------------------------- */
@@ -155,6 +154,23 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
     if (atomic_fetch_sub(&ptl_g.waiters, 1) == 1) atomic_store(&ptl_g.aborting, 0);
     atomic_fetch_add(&ptl_g.park, 1);
     return rc;
+}
+
+/* ---- physical ids -------------------------------------------------------------- */
+
+ptl_process_t ptl_phys_of(int rank)
+{
+    return (ptl_process_t){.phys = {.nid = (ptl_nid_t)wire_host_of(ptl_g.wire, rank),
+                                    .pid = (ptl_pid_t)rank}};
+}
+
+bool ptl_phys_rank(ptl_process_t id, int *rank)
+{
+    if (id.phys.pid >= (ptl_pid_t)ptl_g.size ||
+        id.phys.nid != (ptl_nid_t)wire_host_of(ptl_g.wire, (int)id.phys.pid))
+        return false;
+    *rank = (int)id.phys.pid;
+    return true;
 }
 
 /* ---- PtlInit / PtlFini / PtlAbort ------------------------------------------- */
@@ -474,9 +490,7 @@ int ptl_ni_rank_of(const ptl_ni_t *ni, ptl_process_t id, int *rank)
         if (!ni->map || id.rank >= ni->map_size) return PTL_ARG_INVALID;
         id = ni->map[id.rank];
     }
-    if (id.phys.nid != PTL_NID || id.phys.pid >= (ptl_pid_t)ptl_g.size) return PTL_ARG_INVALID;
-    *rank = (int)id.phys.pid;
-    return PTL_OK;
+    return ptl_phys_rank(id, rank) ? PTL_OK : PTL_ARG_INVALID;
 }
 
 /* How a message from job rank `rank` is named in this NI's events: one
@@ -485,7 +499,7 @@ ptl_process_t ptl_ni_initiator_id(const ptl_ni_t *ni, int rank)
 {
     if (ni->rank_of && rank >= 0 && rank < ptl_g.size && ni->rank_of[rank] != PTL_RANK_ANY)
         return (ptl_process_t){.rank = ni->rank_of[rank]};
-    return (ptl_process_t){.phys = {.nid = PTL_NID, .pid = (ptl_pid_t)rank}};
+    return ptl_phys_of(rank);
 }
 
 /* The inverse of a logical NI's map; the first rank naming a process wins
@@ -495,9 +509,9 @@ static ptl_rank_t *map_invert(const ptl_process_t *map, ptl_size_t n)
     ptl_rank_t *inv = malloc((size_t)ptl_g.size * sizeof *inv);
     if (!inv) return NULL;
     for (int r = 0; r < ptl_g.size; r++) inv[r] = PTL_RANK_ANY;
+    int r;
     for (ptl_size_t i = n; i-- > 0;)
-        if (map[i].phys.nid == PTL_NID && map[i].phys.pid < (ptl_pid_t)ptl_g.size)
-            inv[map[i].phys.pid] = (ptl_rank_t)i;
+        if (ptl_phys_rank(map[i], &r)) inv[r] = (ptl_rank_t)i;
     return inv;
 }
 
@@ -509,9 +523,10 @@ int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_
     ptl_ni_t *ni = ptl_ni_get(ni_handle);
     int rc = PTL_OK;
     bool self = false;
-    for (ptl_size_t i = 0; ni && i < map_size; i++)
-        if (mapping[i].phys.nid == PTL_NID && mapping[i].phys.pid == (ptl_pid_t)ptl_g.rank)
-            self = true;
+    for (ptl_size_t i = 0; ni && i < map_size; i++) {
+        int r;
+        if (ptl_phys_rank(mapping[i], &r) && r == ptl_g.rank) self = true;
+    }
     if (!ni || !ni_logical(ni) || !self) {
         rc = PTL_ARG_INVALID;
     } else if (ni->map) {
@@ -570,10 +585,7 @@ int PtlGetPhysId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
     if (!id) return PTL_ARG_INVALID;
     PTL_LOCK();
     ptl_ni_t *ni = ptl_ni_get(ni_handle);
-    if (ni) {
-        id->phys.nid = PTL_NID;
-        id->phys.pid = (ptl_pid_t)ptl_g.rank;
-    }
+    if (ni) *id = ptl_phys_of(ptl_g.rank);
     PTL_UNLOCK();
     return ni ? PTL_OK : PTL_ARG_INVALID;
 }
@@ -589,8 +601,7 @@ int PtlGetId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
         if (!ni->map) rc = PTL_NO_SPACE; /* no rank before PtlSetMap */
         else *id = ptl_ni_initiator_id(ni, ptl_g.rank);
     } else if (ni) {
-        id->phys.nid = PTL_NID;
-        id->phys.pid = (ptl_pid_t)ptl_g.rank;
+        *id = ptl_phys_of(ptl_g.rank);
     }
     PTL_UNLOCK();
     return rc;

@@ -292,6 +292,9 @@ static inline ptl_ni_t *ptl_ni_get(ptl_handle_ni_t h)
 }
 void ptl_ni_destroy(ptl_ni_t *ni);
 int ptl_ni_rank_of(const ptl_ni_t *ni, ptl_process_t id, int *rank);
+/* A job rank's physical id, and back (false: no such process). */
+ptl_process_t ptl_phys_of(int rank);
+bool ptl_phys_rank(ptl_process_t id, int *rank);
 ptl_process_t ptl_ni_initiator_id(const ptl_ni_t *ni, int rank);
 void ptl_note_change(void);
 int ptl_progress_locked(void);

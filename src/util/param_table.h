@@ -34,6 +34,18 @@
     X(PKT_SLOTS, "SLUICE_PKT_SLOTS", INT, "64", 1, 1024,                                    \
       "largest packet in slots; also at most quota - (threshold - 1) slots (paper 001 "      \
       "Eq. 3), which rules out credit deadlock. Larger messages are cut into packets")      \
+    X(WIRE, "SLUICE_WIRE", STR, "auto", 0, 0,                                              \
+      "transport per peer: auto (shared memory within a host, libfabric between hosts), "   \
+      "ofi (libfabric for every peer, also on one host), shm (shared memory only: a job "  \
+      "over several hosts is an error). Every rank must agree")                             \
+    X(HOST, "SLUICE_HOST", STR, "", 0, 0,                                                   \
+      "this rank's host name for the wire (ranks of one name share memory); empty = the "   \
+      "machine's. sluicerun --hosts sets it to place ranks on virtual hosts")               \
+    X(OFI_PROVIDER, "SLUICE_OFI_PROVIDER", STR, "", 0, 0,                                   \
+      "libfabric provider for the ofi transport (e.g. tcp, sockets); empty = FI_PROVIDER, " \
+      "else the first reliable-datagram provider libfabric offers")                         \
+    X(OFI_RX_BUFS, "SLUICE_OFI_RX_BUFS", INT, "256", 8, 65536,                              \
+      "receive buffers the ofi transport keeps posted (one packet each)")                   \
     X(CMA, "SLUICE_CMA", INT, "1", 0, 1,                                                    \
       "bulk get/put by cross-memory attach (process_vm_readv/writev); 0 forces the "        \
       "staged copy through shared memory")                                                  \

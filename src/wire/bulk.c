@@ -17,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { BULK_GET = STAGE_GET, BULK_PUT = STAGE_PUT };
 
 static char *stage_buf(const wire_peer_t *owner, int chan, size_t b)
 {
@@ -49,7 +48,8 @@ void bulk_init(wire_t *w)
     sl_param_int(SL_PARAM_BULK_SPLIT, &split);
     w->split_min = (size_t)split;
     for (int r = 0; r < w->size; r++)
-        if (r != w->rank) w->peers[r].cma = cma && bulk_cma_probe(w, r);
+        if (r != w->rank && w->peers[r].tp == &wire_tp_shm)
+            w->peers[r].cma = cma && bulk_cma_probe(w, r);
 }
 
 /* Read the peer's magic through CMA: proves the kernel lets us in. */
@@ -163,7 +163,7 @@ static sl_status_t split_wait_peer(wire_t *w, int peer, uint32_t claimed)
         if (sl_backoff(&bo)) continue;
         nanosleep(&(struct timespec){.tv_nsec = 50000}, NULL);
         if (++naps % 16 != 0) continue;
-        shm_check_dead(w);
+        wire_check_dead(w);
         if (atomic_load(&w->peers[peer].dead)) return SL_ERR_PEER_DEAD;
     }
     return atomic_load_explicit(&h->split_failed, memory_order_relaxed) ? SL_ERR_SYS : SL_OK;
@@ -285,7 +285,7 @@ void bulk_split_answer(wire_t *w)
     }
 }
 
-static void bulk_finish(wire_bulk_t *op, sl_status_t st)
+void bulk_finish(wire_bulk_t *op, sl_status_t st)
 {
     op->status = st;
     atomic_store_explicit(&op->done, 1, memory_order_release);
@@ -328,6 +328,28 @@ static void bulk_local_copy(int kind, void *laddr, char *remote, size_t len)
     else memmove(remote, laddr, len);
 }
 
+sl_status_t bulk_shm(wire_t *w, wire_bulk_t *op)
+{
+    int peer = op->peer;
+    sl_status_t st = SL_OK;
+    char *remote;
+    if ((remote = heap_translate(w, peer, op->raddr, op->len)) != NULL) {
+        WIRE_STAT_INC(w, heap_copies, 1);
+        bulk_local_copy(op->kind, op->laddr, remote, op->len);
+    } else if (w->peers[peer].cma) {
+        st = bulk_cma(w, op);
+        if (st == SL_ERR_PERM) {
+            sl_log_debug("wire: cross-memory attach to rank %d refused; staging", peer);
+            w->peers[peer].cma = false;
+            return bulk_stage(w, op);
+        }
+    } else {
+        return bulk_stage(w, op);
+    }
+    bulk_finish(op, st);
+    return st;
+}
+
 static sl_status_t bulk_start(wire_t *w, int kind, int peer, uint64_t raddr, void *laddr,
                               size_t len, wire_bulk_t *op)
 {
@@ -339,25 +361,14 @@ static sl_status_t bulk_start(wire_t *w, int kind, int peer, uint64_t raddr, voi
     else WIRE_STAT_INC(w, puts, 1);
     WIRE_STAT_INC(w, bulk_bytes, len);
     sl_status_t st = SL_OK;
-    char *remote;
     if (len == 0) {
         /* nothing to move */
     } else if (peer == w->rank) {
         bulk_local_copy(kind, laddr, (char *)(uintptr_t)raddr, len);
     } else if (atomic_load(&w->peers[peer].dead)) {
         st = SL_ERR_PEER_DEAD;
-    } else if ((remote = heap_translate(w, peer, raddr, len)) != NULL) {
-        WIRE_STAT_INC(w, heap_copies, 1);
-        bulk_local_copy(kind, laddr, remote, len);
-    } else if (w->peers[peer].cma) {
-        st = bulk_cma(w, op);
-        if (st == SL_ERR_PERM) {
-            sl_log_debug("wire: cross-memory attach to rank %d refused; staging", peer);
-            w->peers[peer].cma = false;
-            return bulk_stage(w, op);
-        }
     } else {
-        return bulk_stage(w, op);
+        return w->peers[peer].tp->bulk(w, op); /* finishes op unless in progress */
     }
     bulk_finish(op, st);
     return st;

@@ -37,8 +37,8 @@ void fb_bind(wire_t *w)
     if (!w->fb_cells) return;
     fb_cell_t *own = (fb_cell_t *)((char *)w->hdr + w->hdr->fb_off);
     for (int r = 0; r < w->size; r++) {
-        if (r == w->rank) continue;
         wire_peer_t *p = &w->peers[r];
+        if (r == w->rank || p->tp != &wire_tp_shm) continue; /* fb_out NULL: no cells */
         p->fb_in = own + (size_t)r * w->fb_cells;
         p->fb_out = (fb_cell_t *)((char *)p->hdr + p->hdr->fb_off) + (size_t)w->rank * w->fb_cells;
     }
@@ -48,7 +48,7 @@ bool fb_try_send(wire_t *w, int dst, uint8_t type, const struct iovec *iov, int 
                  size_t len, bool lazy)
 {
     wire_peer_t *p = &w->peers[dst];
-    if (!lazy || !w->fb_cells || len > FB_PAYLOAD || type > WIRE_TYPE_USER_MAX ||
+    if (!lazy || !p->fb_out || len > FB_PAYLOAD || type > WIRE_TYPE_USER_MAX ||
         !sl_list_empty(&p->pending))
         return false;
     fb_cell_t *c = &p->fb_out[p->fb_tx % w->fb_cells];
@@ -104,7 +104,7 @@ int fb_drain(wire_t *w, int budget)
 {
     int n = 0;
     for (int r = 0; r < w->size && n < budget; r++) {
-        if (r == w->rank) continue;
+        if (!w->peers[r].fb_in) continue; /* ourselves, or a peer on another host */
         while (n < budget && fb_take(w, r)) n++;
     }
     return n;
@@ -113,8 +113,8 @@ int fb_drain(wire_t *w, int budget)
 bool fb_ready(wire_t *w)
 {
     for (int r = 0; r < w->size; r++) {
-        if (r == w->rank) continue;
         const wire_peer_t *p = &w->peers[r];
+        if (!p->fb_in) continue;
         uint32_t i = atomic_load_explicit(&p->fb_rx, memory_order_relaxed);
         if (atomic_load_explicit(&p->fb_in[i % w->fb_cells].seq, memory_order_relaxed))
             return true;

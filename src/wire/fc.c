@@ -10,7 +10,7 @@
 static void send_credit(wire_t *w, int peer, uint32_t c)
 {
     struct iovec iov = {&c, sizeof c};
-    shm_put_pkt(w, peer, WIRE_T_CREDIT, PF_FIRST | PF_LAST, 0, false, &iov, 1, 0, sizeof c);
+    w->peers[peer].tp->put_pkt(w, peer, WIRE_T_CREDIT, PF_FIRST | PF_LAST, 0, false, &iov, 1, 0, sizeof c);
     WIRE_STAT_OWN(&w->stats, credit_pkts_tx, 1);
     WIRE_STAT_OWN(&w->stats, credits_returned, c);
 }

@@ -179,6 +179,7 @@ sl_status_t shm_create(wire_t *w)
     h->job_size = (uint32_t)w->size;
     h->pid = (uint32_t)getpid();
     memcpy(h->jobkey, bi->jobkey, BOOT_JOBKEY_LEN);
+    memcpy(h->host, w->host, WIRE_HOST_MAX);
     h->slots = w->layout.slots;
     h->credit_slots = w->layout.credit_slots;
     h->quota = w->layout.quota;
@@ -211,6 +212,7 @@ sl_status_t shm_check_peer_header(const wire_t *w, const char *jobkey, int r, co
 {
     if (h->magic != SHM_MAGIC || h->version != SHM_VERSION || h->seg_len != maplen ||
         memcmp(h->jobkey, jobkey, BOOT_JOBKEY_LEN) != 0 || h->rank != (uint32_t)r ||
+        memchr(h->host, 0, WIRE_HOST_MAX) == NULL ||
         h->job_size != (uint32_t)w->size) {
         sl_log_error("wire: shared memory of rank %d does not belong to this job", r);
         return SL_ERR_AUTH;
@@ -259,7 +261,21 @@ sl_status_t shm_check_peer_header(const wire_t *w, const char *jobkey, int r, co
     return SL_OK;
 }
 
-static sl_status_t shm_attach_one(wire_t *w, int r)
+int shm_peer_host(const wire_t *w, int r)
+{
+    const boot_info_t *bi = boot_get_info(w->boot);
+    char name[64];
+    snprintf(name, sizeof name, "/sluice-%s-%d", bi->jobkey, r);
+    int fd = shm_open(name, O_RDONLY, 0);
+    if (fd < 0) return SHM_HOST_ABSENT; /* on another machine (or of another job) */
+    shm_hdr_t h;
+    bool same = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h && h.magic == SHM_MAGIC &&
+                strncmp(h.host, w->host, WIRE_HOST_MAX) == 0;
+    close(fd);
+    return same ? SHM_HOST_SAME : SHM_HOST_OTHER;
+}
+
+sl_status_t shm_attach_one(wire_t *w, int r)
 {
     const boot_info_t *bi = boot_get_info(w->boot);
     char name[64];
@@ -297,15 +313,6 @@ static sl_status_t shm_attach_one(wire_t *w, int r)
     return SL_OK;
 }
 
-sl_status_t shm_attach_peers(wire_t *w)
-{
-    for (int r = 0; r < w->size; r++) {
-        if (r == w->rank) continue;
-        sl_status_t st = shm_attach_one(w, r);
-        if (st != SL_OK) return st;
-    }
-    return SL_OK;
-}
 
 bool wire_segment_owner(const char *name, int *pid, int *rank)
 {
@@ -489,7 +496,9 @@ static uint32_t shm_take_one(wire_t *w)
     int src = ph->src;
     size_t len = ph->len;
     uint32_t k = shm_pkt_slots(len);
-    if (src >= w->size || src == w->rank || k > w->layout.pkt_slots) shm_corrupt(w, ph);
+    if (src >= w->size || src == w->rank || k > w->layout.pkt_slots ||
+        w->peers[src].tp != &wire_tp_shm)
+        shm_corrupt(w, ph);
     const char *data = w->ring + base + SHM_PKT_HDR;
     size_t end = base + (size_t)k * SHM_SLOT;
     if (end > ring_bytes) { /* wraps: make it contiguous */
@@ -499,37 +508,19 @@ static uint32_t shm_take_one(wire_t *w)
         memcpy(w->scratch + first, w->ring, len - first);
         data = w->scratch;
     }
-    uint8_t type = ph->type, flags = ph->flags;
+    wire_rx_t rx = {.src = src, .type = ph->type, .flags = ph->flags, .msg = ph->msg,
+                    .data = data, .len = len};
     /* Credits this packet carries (piggybacked, or a credit packet's) are
      * read now but used only once its slots are free again (below). */
-    uint32_t credits = 0;
-    if (flags & PF_PIGGY) {
+    if (rx.flags & PF_PIGGY) {
         uint16_t c;
         size_t at = (end - SHM_PIGGY_BYTES) % ring_bytes;
         memcpy(&c, w->ring + at, sizeof c);
         WIRE_STAT_OWN(&w->stats, piggy_pkts_rx, 1);
-        credits += c;
+        rx.credits = c;
     }
     uint32_t value = 0; /* a credit or control packet's payload */
-    bool own = type == WIRE_T_CREDIT || type == WIRE_T_CREQ || type == WIRE_T_CRESP;
-    if (own) {
-        if (len != sizeof value || (type != WIRE_T_CREDIT && !w->layout.dynamic))
-            shm_corrupt(w, ph);
-        memcpy(&value, data, sizeof value);
-    }
-    if (type == WIRE_T_CREDIT) {
-        WIRE_STAT_OWN(&w->stats, credit_pkts_rx, 1);
-        credits += value;
-    } else if (!own) {
-        WIRE_STAT_OWN(&w->stats, pkts_rx, 1);
-        WIRE_STAT_OWN(&w->stats, bytes_rx, len);
-        bool user = type <= WIRE_TYPE_USER_MAX;
-        /* in the sender's order: its fastbox messages numbered before this one first */
-        if (user && (flags & PF_FIRST) && (uint16_t)w->peers[src].rx_msgs != ph->msg)
-            fb_catch_up(w, src, ph->msg);
-        wire_deliver(w, src, type, flags, data, len);
-        if (user && (flags & PF_LAST)) w->peers[src].rx_msgs++;
-    }
+    if (!wire_rx_packet(w, &rx, &value)) shm_corrupt(w, ph);
     /* Clear every slot's first word before the credits go back, so a later
      * packet's header position never shows stale data. */
     for (uint32_t i = 0; i < k; i++) {
@@ -546,8 +537,7 @@ static uint32_t shm_take_one(wire_t *w)
      * land in the slot being cleared, one lap ahead, and lose its header
      * (both ranks then waited for each other, bidirectional 4 KiB windows:
      * docs/WIRE.md, "Credits are spent after the slot is freed"). */
-    if (credits) wire_credits_arrived(w, src, credits);
-    fc_wire_retrieved(w, src, type, k, value);
+    wire_rx_settle(w, &rx, k, value);
     return k;
 }
 
@@ -568,30 +558,24 @@ static bool peer_ended(const wire_peer_t *p)
     return kill(p->pid, 0) != 0 && errno == ESRCH;
 }
 
-/* Peer r's process has ended.  One that had begun wire_fini left the job:
+/* Peer r's process has ended?  One that had begun wire_fini left the job:
  * ranks finalize at different moments, so the first ones end while the
- * others still run, and that is no error.  Any other end is a death,
- * reported once. */
-static void peer_gone(wire_t *w, int r)
+ * others still run, and that is no error.  Any other end is a death. */
+static bool shm_ended(wire_t *w, int r, bool *left)
 {
     wire_peer_t *p = &w->peers[r];
-    bool left = atomic_load_explicit(&p->hdr->leaving, memory_order_acquire) != 0;
-    atomic_store(&p->left, left);
-    if (atomic_exchange(&p->dead, true)) return; /* another thread found it first */
-    if (left) sl_log_debug("wire: rank %d (pid %d) has left", r, (int)p->pid);
-    else sl_log_error("wire: rank %d (pid %d) has died", r, (int)p->pid);
-    wire_drop_parked(w, r);
-    atomic_fetch_add_explicit(&w->gone, 1, memory_order_release);
+    if (!peer_ended(p)) return false;
+    *left = atomic_load_explicit(&p->hdr->leaving, memory_order_acquire) != 0;
+    return true;
 }
 
-bool shm_check_dead(wire_t *w)
+static void shm_wake_peer(wire_t *w, int peer)
 {
-    bool died = false;
-    for (int r = 0; r < w->size; r++) {
-        wire_peer_t *p = &w->peers[r];
-        if (r == w->rank) continue;
-        if (!atomic_load(&p->dead) && peer_ended(p)) peer_gone(w, r);
-        died |= atomic_load(&p->dead) && !atomic_load(&p->left);
-    }
-    return died;
+    shm_wake(w, w->peers[peer].hdr);
 }
+
+const wire_tp_t wire_tp_shm = {
+    .name = "shm", .create = shm_create, .attach = shm_attach_one, .put_pkt = shm_put_pkt,
+    .drain = shm_drain, .ready = shm_ring_ready, .wake = shm_wake_peer, .bulk = bulk_shm,
+    .ended = shm_ended,
+};

@@ -30,3 +30,8 @@ WIRE_STAT_FIELD_(heap_copies)      /* bulk copies on a peer's shared heap (memcp
 WIRE_STAT_FIELD_(split_copies)     /* bulk copies split with the peer (SLUICE_BULK_SPLIT) */
 WIRE_STAT_FIELD_(split_pieces_peer)   /* pieces of our split copies the peer copied */
 WIRE_STAT_FIELD_(split_pieces_helped) /* pieces of peers' split copies we copied */
+WIRE_STAT_FIELD_(ofi_pkts_tx)       /* packets (of those above) sent through libfabric */
+WIRE_STAT_FIELD_(ofi_pkts_rx)       /* packets received through libfabric */
+WIRE_STAT_FIELD_(ofi_refused)       /* libfabric packets refused: not from a rank of this job */
+WIRE_STAT_FIELD_(ofi_bulk_ops)      /* bulk copies through libfabric (as requester) */
+WIRE_STAT_FIELD_(ofi_wakeups)       /* wake-ups by the libfabric wait object */

@@ -139,6 +139,7 @@ static sl_status_t wire_config(wire_t *w)
         sl_param_int(SL_PARAM_YIELD, &yield))
         return SL_ERR_CONFIG;
     sl_status_t st = wire_layout_for(w->size, WIRE_FC_SETTING, &w->layout);
+    if (st == SL_OK) st = tp_host_name(w);
     if (st != SL_OK) return st;
     w->fb_cells = wire_fb_cells(w->size, fb);
     w->spin_ns = spin * 1000;
@@ -150,7 +151,7 @@ static sl_status_t wire_config(wire_t *w)
     }
     w->yield = yield != 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    w->oversubscribed = cpus > 0 && w->size > cpus;
+    w->oversubscribed = cpus > 0 && w->size > cpus; /* every rank counted: a safe bound */
     /* every waiter of this process spins, yields and sleeps by one policy */
     sl_wait_policy_set(w->spin_ns, w->oversubscribed, w->yield);
     w->spin_ns = sl_wait_policy().spin_ns;
@@ -222,7 +223,7 @@ sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out)
      * has mapped every segment, so the names can go: from then on nothing of
      * the job is left in /dev/shm, however a rank ends. */
     if ((st = boot_fence(boot)) != SL_OK) goto detach;
-    if ((st = shm_attach_peers(w)) != SL_OK) goto detach;
+    if ((st = tp_setup(w)) != SL_OK) goto detach;
     fb_bind(w);
     bulk_init(w);
     heap_init(w);
@@ -233,6 +234,7 @@ sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out)
 heap:
     heap_fini(w);
 detach:
+    if (w->ofi) wire_tp_ofi.fini(w);
     shm_detach(w);
 free_wire:
     wire_free(w);
@@ -274,6 +276,7 @@ sl_status_t wire_fini(wire_t *w)
             sl_log_warn("wire: finalizing with messages to rank %d still waiting for credits "
                         "(call wire_flush first): they are dropped", r);
     bulk_fini(w);
+    if (w->ofi) wire_tp_ofi.fini(w);
     heap_fini(w);
     shm_detach(w);
     wire_free(w);
@@ -333,7 +336,7 @@ static bool wire_send_frags(wire_t *w, int dst, uint8_t type, uint16_t msg,
         if (p->credits < k) return false;
         p->credits -= k;
         uint8_t flags = (*off == 0 ? PF_FIRST : 0) | (*off + n == len ? PF_LAST : 0);
-        shm_put_pkt(w, dst, type, flags, msg, lazy && !parked, iov, iovcnt, *off, n);
+        p->tp->put_pkt(w, dst, type, flags, msg, lazy && !parked, iov, iovcnt, *off, n);
         WIRE_STAT_OWN(&p->tx, pkts_tx, 1);
         WIRE_STAT_OWN(&p->tx, bytes_tx, n);
         if (parked) WIRE_STAT_OWN(&p->tx, stalled_pkts, 1);
@@ -437,7 +440,7 @@ void wire_send_control(wire_t *w, int dst, uint8_t type, uint32_t value)
         if (!pm) wire_die(w, 71, "wire: out of memory parking a flow-control packet");
         park_control(w, p, pm);
         wire_drain_pending(w, dst);
-        shm_wake(w, p->hdr); /* its drain returns the credits this waits for */
+        p->tp->wake(w, dst); /* its drain returns the credits this waits for */
     }
     pthread_mutex_unlock(&p->lock);
 }
@@ -506,7 +509,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
         return SL_ERR_PEER_DEAD;
     }
     WIRE_STAT_OWN(&p->tx, msgs_tx, 1);
-    if (!p->populated) shm_populate_peer(w, p);
+    if (!p->populated && p->hdr) shm_populate_peer(w, p);
     if (fb_try_send(w, dst, type, iov, iovcnt, len, lazy)) {
         pthread_mutex_unlock(&p->lock);
         return SL_OK;
@@ -532,7 +535,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
             wire_drain_pending(w, dst);
             /* out of credits: the receiver must drain, even if lazy
              * packets have left its progress thread asleep */
-            shm_wake(w, p->hdr);
+            p->tp->wake(w, dst);
         }
     }
     pthread_mutex_unlock(&p->lock);
@@ -583,14 +586,48 @@ sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, siz
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data, size_t len)
 {
     if (type > WIRE_TYPE_USER_MAX) {
-        if (type != WIRE_T_STAGE)
-            wire_die(w, 70, "wire: packet of unknown type %#x from rank %d", type, src);
-        bulk_stage_request(w, src, data, len);
+        bool ofi = type >= WIRE_T_OFI_GET && type <= WIRE_T_OFI_DONE;
+        if (ofi && w->peers[src].tp == &wire_tp_ofi) ofi_bulk_packet(w, src, type, data, len);
+        else if (type == WIRE_T_STAGE && w->peers[src].tp == &wire_tp_shm)
+            bulk_stage_request(w, src, data, len);
+        else wire_die(w, 70, "wire: packet of unknown type %#x from rank %d", type, src);
         return;
     }
     wire_frag_t f = {.src = src, .type = type, .first = (flags & PF_FIRST) != 0,
                      .last = (flags & PF_LAST) != 0, .data = data, .len = len};
     w->cb(w->cb_arg, &f);
+}
+
+bool wire_rx_packet(wire_t *w, wire_rx_t *rx, uint32_t *value)
+{
+    uint8_t type = rx->type;
+    bool own = type == WIRE_T_CREDIT || type == WIRE_T_CREQ || type == WIRE_T_CRESP;
+    if (own) {
+        if (rx->len != sizeof *value || (type != WIRE_T_CREDIT && !w->layout.dynamic))
+            return false;
+        memcpy(value, rx->data, sizeof *value);
+    }
+    if (type == WIRE_T_CREDIT) {
+        WIRE_STAT_OWN(&w->stats, credit_pkts_rx, 1);
+        rx->credits += *value;
+    } else if (!own) {
+        WIRE_STAT_OWN(&w->stats, pkts_rx, 1);
+        WIRE_STAT_OWN(&w->stats, bytes_rx, rx->len);
+        bool user = type <= WIRE_TYPE_USER_MAX;
+        wire_peer_t *p = &w->peers[rx->src];
+        /* in the sender's order: its fastbox messages numbered before this one first */
+        if (user && (rx->flags & PF_FIRST) && (uint16_t)p->rx_msgs != rx->msg)
+            fb_catch_up(w, rx->src, rx->msg);
+        wire_deliver(w, rx->src, type, rx->flags, rx->data, rx->len);
+        if (user && (rx->flags & PF_LAST)) p->rx_msgs++;
+    }
+    return true;
+}
+
+void wire_rx_settle(wire_t *w, const wire_rx_t *rx, uint32_t k, uint32_t value)
+{
+    if (rx->credits) wire_credits_arrived(w, rx->src, rx->credits);
+    fc_wire_retrieved(w, rx->src, rx->type, k, value);
 }
 
 static int wire_drain_self(wire_t *w)
@@ -624,6 +661,7 @@ int wire_progress(wire_t *w)
     if (atomic_compare_exchange_strong(&w->draining, &expected, 1)) {
         n += shm_drain(w, 64);
         if (w->fb_cells) n += fb_drain(w, 64);
+        if (w->ofi) n += wire_tp_ofi.drain(w, 64);
         n += wire_drain_self(w);
         atomic_store_explicit(&w->draining, 0, memory_order_release);
     }
@@ -647,7 +685,7 @@ enum { WORK_NONE, WORK_OWNED, WORK_MINE };
 static int wire_work(wire_t *w)
 {
     bool queued = shm_ring_ready(w) || (w->fb_cells && fb_ready(w)) ||
-                  atomic_load(&w->self_count) > 0;
+                  atomic_load(&w->self_count) > 0 || (w->ofi && wire_tp_ofi.ready(w));
     if (queued && !atomic_load_explicit(&w->draining, memory_order_relaxed)) return WORK_MINE;
     if (atomic_load(&w->kicked) ||
         atomic_load_explicit(&w->hdr->split_bell, memory_order_relaxed) || bulk_has_work(w))
@@ -665,6 +703,7 @@ static sl_status_t wire_sleep(wire_t *w, int64_t max_ns, bool app)
     atomic_fetch_add_explicit(&h->sleepers, 1, memory_order_seq_cst);
     if (app) atomic_fetch_add_explicit(&h->app_sleepers, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
+    if (w->ofi) wire_tp_ofi.arm(w);
     sl_status_t st = SL_OK;
     int work = wire_work(w);
     if (work != WORK_MINE) {
@@ -719,7 +758,7 @@ static sl_status_t wire_wait_x(wire_t *w, int64_t timeout_ns, int64_t spin_ns, b
         if (timeout_ns >= 0 && el >= timeout_ns) return SL_ERR_TIMEOUT;
         int64_t slice = WIRE_SLEEP_SLICE_NS;
         if (timeout_ns >= 0 && timeout_ns - el < slice) slice = timeout_ns - el;
-        if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT && shm_check_dead(w))
+        if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT && wire_check_dead(w))
             return SL_ERR_PEER_DEAD;
     }
 }

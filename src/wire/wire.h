@@ -217,6 +217,20 @@ size_t wire_heap_size(const wire_t *w);
  * process; NULL when the range is not inside that heap or peer is invalid. */
 void *wire_heap_peer(const wire_t *w, int peer, uint64_t raddr, size_t len);
 
+/* Hosts.  Ranks of one host (SLUICE_HOST, else the machine) share memory;
+ * ranks on different hosts talk through libfabric.  wire_hosts: how many
+ * the job has; wire_host_of: rank's host, numbered 0.. in the order of
+ * their lowest rank; wire_host_rank: its place among the ranks of its
+ * host, 0..  (-1 for a bad rank).  The Portals engine's nid is the host. */
+int wire_hosts(const wire_t *w);
+int wire_host_of(const wire_t *w, int rank);
+int wire_host_rank(const wire_t *w, int rank);
+/* "shm", "ofi" or "self": how this rank reaches rank (NULL: bad rank). */
+const char *wire_peer_transport(const wire_t *w, int rank);
+/* The libfabric providers this build can use, comma separated, into buf
+ * ("" when none; "not built" without libfabric).  For sluice_info. */
+const char *wire_ofi_providers(char *buf, size_t len);
+
 /* Whether bulk copies to peer use cross-memory attach. */
 bool wire_peer_uses_cma(const wire_t *w, int peer);
 

@@ -13,15 +13,21 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 7u
+#define SHM_VERSION 8u
+#define WIRE_HOST_MAX 64 /* host name, with its NUL */
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
+enum { BULK_GET = 1, BULK_PUT = 2 }; /* wire_bulk_t.kind */
 #define SHM_PIGGY_BYTES 2u
 
 /* Packet types the wire uses itself (above WIRE_TYPE_USER_MAX).  CREQ and
  * CRESP are dynamic flow control's compulsory credit return request and
  * response (paper 001 §6.1): unlike credit packets they consume credits. */
 enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1, WIRE_T_CREQ = 0xf2, WIRE_T_CRESP = 0xf3 };
+/* libfabric bulk copies (ofi_bulk.c): a get or put request, the target's
+ * answer to a put (ready or refused), and the end of a copy. */
+enum { WIRE_T_OFI_GET = 0xe8, WIRE_T_OFI_PUT = 0xe9, WIRE_T_OFI_READY = 0xea,
+       WIRE_T_OFI_DONE = 0xeb };
 /* Packet flags. */
 enum { PF_FIRST = 1, PF_LAST = 2, PF_PIGGY = 4 };
 
@@ -66,6 +72,7 @@ typedef struct shm_hdr {
     uint64_t magic;
     uint32_t version, rank, job_size, pid;
     char jobkey[BOOT_JOBKEY_LEN];
+    char host[WIRE_HOST_MAX]; /* the owner's host (SLUICE_HOST): peers of another use ofi */
     uint32_t slots, credit_slots, quota, pkt_slots;
     uint32_t stage_chans, stage_chunk;
     uint32_t fb_cells;        /* fastbox cells per sender (0: no fastboxes) */
@@ -149,7 +156,45 @@ typedef struct wire_pend {
     char data[];
 } wire_pend_t;
 
+/* A transport: how packets and bulk copies reach a peer.  Shared memory
+ * (shm.c) within a host, libfabric (ofi.c) between hosts, chosen per peer
+ * at wire_init (tp.c).  Fragmentation, credits, parking, message order and
+ * waiting (wire.c, fc.c) are the same over both: a packet a transport
+ * receives goes through wire_rx_packet, a packet to send comes to put_pkt
+ * with its credits taken.  docs/WIRE.md, "Transports". */
+typedef struct wire_tp {
+    const char *name;
+    /* This rank's endpoint (before the address exchange) and its end. */
+    sl_status_t (*create)(wire_t *w);
+    void (*fini)(wire_t *w);
+    /* Reach peer (after the exchange): map it, resolve its address. */
+    sl_status_t (*attach)(wire_t *w, int peer);
+    /* Send one packet (shm_put_pkt has the contract). */
+    void (*put_pkt)(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16_t msg, bool lazy,
+                    const struct iovec *iov, int iovcnt, size_t off, size_t len);
+    /* Take up to budget received packets; their number. */
+    int (*drain)(wire_t *w, int budget);
+    /* Anything to drain?  Cheap: waits call it before they sleep. */
+    bool (*ready)(wire_t *w);
+    /* Make peer drain soon (we wait for credits it returns when it does). */
+    void (*wake)(wire_t *w, int peer);
+    /* A thread of ours is about to sleep on our futex: see that packets
+     * arriving through this transport wake it (NULL: they do already). */
+    void (*arm)(wire_t *w);
+    /* Start a bulk copy with op->peer (op->kind BULK_GET or BULK_PUT):
+     * SL_OK done, SL_INPROGRESS (wire_progress finishes it), or an error. */
+    sl_status_t (*bulk)(wire_t *w, wire_bulk_t *op);
+    /* Has peer's process ended?  *left: after its wire_fini. */
+    bool (*ended)(wire_t *w, int peer, bool *left);
+} wire_tp_t;
+
+extern const wire_tp_t wire_tp_shm, wire_tp_ofi;
+typedef struct wire_ofi wire_ofi_t; /* ofi_int.h */
+
 typedef struct wire_peer {
+    const wire_tp_t *tp;    /* how we reach it (tp.c) */
+    int host;               /* index of its host in the job (tp.c) */
+    int host_rank;          /* its place among the ranks of its host */
     pthread_mutex_t lock;   /* credits and pending, sender side */
     uint32_t credits;       /* data slots we may still fill in its mailbox */
     sl_list_t pending;      /* wire_pend_t, FIFO */
@@ -174,6 +219,9 @@ typedef struct wire_peer {
     bool populated;         /* its ring is mapped in our page tables (under lock) */
     _Atomic bool dead;      /* its process has ended: sends fail, nothing more comes */
     _Atomic bool left;      /* ... after its wire_fini (set before dead): not an error */
+    _Atomic bool bye;       /* ofi: it said it is leaving (its wire_fini began) */
+    _Atomic bool ofi_broken; /* ofi: a send to it failed (on another machine: its death) */
+    _Atomic uint64_t ofi_quiet_ns; /* ofi: when it was first seen ended without a bye */
     /* Message numbers (fastbox.c).  Under lock: the next user message to
      * this peer gets tx_msgs; fb_tx of them went into our fastbox cells in
      * its segment, fb_out.  The drainer's: rx_msgs is the number of the
@@ -205,6 +253,10 @@ struct wire {
     char shm_name[64];
     bool shm_linked;     /* name still in /dev/shm */
     wire_peer_t *peers;  /* [size]; peers[rank] unused */
+    int n_hosts;         /* hosts of the job (tp.c) */
+    char host[WIRE_HOST_MAX]; /* ours: SLUICE_HOST or the machine's name */
+    bool force_ofi;      /* SLUICE_WIRE=ofi */
+    wire_ofi_t *ofi;     /* the libfabric endpoint, when a peer uses it */
 
     _Atomic int draining;  /* one thread drains at a time */
     /* next ring position to read: written by the drainer only, read by any
@@ -259,7 +311,11 @@ void shm_sweep_stale(void);
  * first send to it. */
 #define SHM_POPULATE_ALL 16
 void shm_populate_peer(wire_t *w, wire_peer_t *p);
-sl_status_t shm_attach_peers(wire_t *w);
+/* Where rank r is, by its segment: it exists and names our host, it names
+ * another (virtual) host, or it does not exist (another machine). */
+enum { SHM_HOST_SAME, SHM_HOST_OTHER, SHM_HOST_ABSENT };
+int shm_peer_host(const wire_t *w, int r);
+sl_status_t shm_attach_one(wire_t *w, int r);
 /* Does the header of rank r's segment, mapped over maplen bytes, belong to
  * the job with jobkey and agree with our settings, its regions all inside
  * the mapping?  SL_ERR_AUTH or SL_ERR_CONFIG (logged) if not.  Called at
@@ -284,10 +340,10 @@ void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size
 int shm_drain(wire_t *w, int budget);
 bool shm_ring_ready(wire_t *w);
 void shm_wake(wire_t *w, shm_hdr_t *h);
-/* Look for peers whose process has ended (pidfd, else kill(0)); each end
- * is handled once, by the thread that finds it.  Returns whether a peer
- * has died (ended without leaving), now or before. */
-bool shm_check_dead(wire_t *w);
+/* tp.c: look for peers whose process has ended (each transport's check);
+ * each end is handled once, by the thread that finds it.  Returns whether
+ * a peer has died (ended without leaving), now or before. */
+bool wire_check_dead(wire_t *w);
 /* Log the formatted reason and end the job with code (corruption, a broken
  * invariant: nothing this rank can recover from). */
 #define wire_die(w, code, ...) boot_abortf((w)->boot, (code), __VA_ARGS__)
@@ -308,6 +364,41 @@ void wire_send_control(wire_t *w, int dst, uint8_t type, uint32_t value);
 void wire_drop_parked(wire_t *w, int peer);
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data,
                   size_t len);
+
+/* A packet a transport has received, before and after it is handled. */
+typedef struct wire_rx {
+    int src;
+    uint8_t type, flags;
+    uint16_t msg;          /* its message number (user messages) */
+    const void *data;
+    size_t len;
+    uint32_t credits;      /* piggybacked on it (the transport read them) */
+} wire_rx_t;
+/* Handle a received packet: deliver it (in message order) or take its
+ * credits.  Returns false, having done nothing, for a packet that makes no
+ * sense (the transport decides what that costs).  Then, once the
+ * transport has freed the packet's room (slots, buffer), wire_rx_settle
+ * spends the credits it brought and accounts its k slots. */
+bool wire_rx_packet(wire_t *w, wire_rx_t *rx, uint32_t *value);
+void wire_rx_settle(wire_t *w, const wire_rx_t *rx, uint32_t k, uint32_t value);
+
+/* tp.c */
+/* Choose every peer's transport and host (exchanging host names through
+ * the boot layer: one fence, and one more when libfabric is used), create
+ * the libfabric endpoint if some peer needs it and attach every peer. */
+sl_status_t tp_setup(wire_t *w);
+/* w->host from SLUICE_HOST or the machine's name (SL_ERR_CONFIG if unusable). */
+sl_status_t tp_host_name(wire_t *w);
+/* Peer ended (found by the transport's check): mark it gone, once. */
+void tp_peer_gone(wire_t *w, int r, bool left);
+
+/* ofi.c */
+/* Called by the drainer for the wire's own libfabric packet types. */
+void ofi_bulk_packet(wire_t *w, int src, uint8_t type, const void *data, size_t len);
+/* peer is gone: its bulk copies through libfabric fail. */
+void ofi_bulk_peer_gone(wire_t *w, int peer);
+/* Testing and tools: is libfabric built in? */
+bool ofi_built(void);
 
 /* fc.c: the flow-control scheme seen from the ring (static or dynamic) */
 sl_status_t fc_wire_init(wire_t *w);
@@ -339,6 +430,10 @@ char *heap_translate(const wire_t *w, int peer, uint64_t raddr, size_t len);
 /* bulk.c */
 void bulk_init(wire_t *w);
 bool bulk_cma_probe(wire_t *w, int peer);
+/* wire_tp_shm.bulk: heap memcpy, cross-memory attach or staged copy. */
+sl_status_t bulk_shm(wire_t *w, wire_bulk_t *op);
+/* Mark op finished with st (release: op->done last). */
+void bulk_finish(wire_bulk_t *op, sl_status_t st);
 void bulk_stage_request(wire_t *w, int src, const void *data, size_t len);
 void bulk_split_answer(wire_t *w); /* help a peer that rang our split_bell */
 int bulk_progress(wire_t *w);

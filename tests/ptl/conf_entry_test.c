@@ -108,7 +108,9 @@ static void match_physical(env_t *v)
     PT_OK(PtlMDBind(ni, &d, &md));
     PT_OK(PtlPTAlloc(ni, 0, teq, PTL_PT_ANY, &p));
     ptl_process_t me = v->c->phys[v->c->rank], peer = v->c->phys[v->other];
-    const ptl_me_t list[4] = {phys_me(v, peer.phys.nid + 1, PTL_PID_ANY, 0),
+    /* a nid that is neither ours nor the peer's (they differ over two hosts) */
+    ptl_nid_t nobody = (me.phys.nid > peer.phys.nid ? me.phys.nid : peer.phys.nid) + 1;
+    const ptl_me_t list[4] = {phys_me(v, nobody, PTL_PID_ANY, 0),
                               phys_me(v, PTL_NID_ANY, me.phys.pid, 1),
                               phys_me(v, peer.phys.nid, peer.phys.pid, 2),
                               phys_me(v, PTL_NID_ANY, PTL_PID_ANY, 3)};

@@ -275,8 +275,9 @@ static void job_loop(sr_job_t *job, struct pollfd *pfd, job_pollref_t *ref)
 
 /* ---- spawning ------------------------------------------------------------------------ */
 
-static bool env_is_ours(const char *entry)
+static bool env_is_ours(const sr_job_t *job, const char *entry)
 {
+    if (job->opts->host_of && !strncmp(entry, "SLUICE_HOST=", 12)) return true;
     static const char *const ours[] = {
         "PMI_FD=",         "PMI_RANK=", "PMI_SIZE=", "PMI_VERSION=",
         "PMI_SUBVERSION=", "PMI_PORT=", "PMI_ID=",   "SLUICE_JOBKEY="};
@@ -341,7 +342,7 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
         close_pair(sv), close_pair(outp), close_pair(errp), close_pair(ep);
         return 1;
     }
-    char fdv[32], rankv[32], sizev[32], keyv[64];
+    char fdv[32], rankv[32], sizev[32], keyv[64], hostv[96];
     if (port)
         snprintf(fdv, sizeof fdv, "PMI_ID=%d", rank);
     else
@@ -349,9 +350,12 @@ static int job_spawn_rank(sr_job_t *job, int rank, char **envp, int nenv)
     snprintf(rankv, sizeof rankv, "PMI_RANK=%d", rank);
     snprintf(sizev, sizeof sizev, "PMI_SIZE=%d", job->n);
     snprintf(keyv, sizeof keyv, "SLUICE_JOBKEY=%s", job->jobkey);
+    if (job->opts->host_of)
+        snprintf(hostv, sizeof hostv, "SLUICE_HOST=%s", job->opts->host_name[job->opts->host_of[rank]]);
     char *extra[] = {
-        fdv, rankv, sizev, "PMI_VERSION=1", "PMI_SUBVERSION=1", keyv, port ? job->port_env : NULL,
-        NULL};
+        fdv, rankv, sizev, "PMI_VERSION=1", "PMI_SUBVERSION=1", keyv,
+        job->opts->host_of ? hostv : NULL, port ? job->port_env : NULL, NULL};
+    if (!job->opts->host_of) extra[6] = port ? job->port_env : NULL, extra[7] = NULL;
     int k = 0;
     for (; extra[k]; k++)
         envp[nenv + k] = extra[k];
@@ -405,14 +409,14 @@ static int job_spawn_all(sr_job_t *job)
     int nenv = 0;
     for (char **e = environ; *e; e++)
         nenv++;
-    char **envp = calloc((size_t)nenv + 8, sizeof *envp);
+    char **envp = calloc((size_t)nenv + 10, sizeof *envp);
     if (!envp) {
         fprintf(stderr, "sluicerun: out of memory\n");
         return 1;
     }
     int k = 0;
     for (char **e = environ; *e; e++)
-        if (!env_is_ours(*e)) envp[k++] = *e;
+        if (!env_is_ours(job, *e)) envp[k++] = *e;
     int rc = 0;
     for (int i = 0; i < job->n && rc == 0; i++)
         rc = job_spawn_rank(job, i, envp, k);

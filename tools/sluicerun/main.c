@@ -2,6 +2,7 @@
  * in job.c.  See docs/LAUNCHER.md. */
 #include "sluicerun.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,6 +39,11 @@ static const char sr_usage[] =
     "  --pmi-port           serve PMI over TCP on 127.0.0.1 (PMI_PORT + PMI_ID)\n"
     "                       instead of PMI_FD, for clients that only know that\n"
     "                       form (any local process can connect: off by default)\n"
+    "  --hosts H:N[,H:N...] place ranks on virtual hosts: the first N on host H, the\n"
+    "                       next ones on the next host...  (rank r gets SLUICE_HOST).\n"
+    "                       Ranks of one host share memory, of different hosts talk\n"
+    "                       through libfabric over loopback.  The counts add up to\n"
+    "                       the number of ranks (-n may then be left out)\n"
     "  -h, --help           print this help and exit\n"
     "  --version            print the version and exit\n"
     "SEC may have a fraction (0.5).  Options also take the form --opt=VALUE.\n"
@@ -69,6 +75,53 @@ static bool sr_parse_ranks(const char *text, int *out)
     long v = strtol(text, &end, 10);
     if (errno || end == text || *end || v < 1 || v > SR_MAX_RANKS) return false;
     *out = (int)v;
+    return true;
+}
+
+/* --hosts a:2,b:2 into o->host_name/host_of; the total into *total.
+ * Names: 1-63 letters, digits, '.', '_' or '-' (what the wire accepts). */
+static bool sr_parse_hosts(const char *text, sr_opts_t *o, int *total)
+{
+    int cap = 1;
+    for (const char *c = text; *c; c++) cap += *c == ',';
+    free(o->host_name); /* --hosts given again: the last one counts */
+    free(o->host_of);
+    o->host_of = NULL;
+    o->host_name = calloc((size_t)cap, sizeof *o->host_name);
+    if (!o->host_name) return false;
+    *total = 0;
+    o->nhosts = 0;
+    const char *c = text;
+    while (*c) {
+        const char *colon = strchr(c, ':');
+        size_t n = colon ? (size_t)(colon - c) : 0;
+        if (!colon || n == 0 || n >= sizeof o->host_name[0]) return false;
+        for (size_t i = 0; i < n; i++)
+            if (!isalnum((unsigned char)c[i]) && c[i] != '.' && c[i] != '_' && c[i] != '-')
+                return false;
+        char *end;
+        errno = 0;
+        long k = strtol(colon + 1, &end, 10);
+        if (errno || end == colon + 1 || (*end && *end != ',') || k < 1 ||
+            k > SR_MAX_RANKS - *total)
+            return false;
+        for (int h = 0; h < o->nhosts; h++) /* a host named twice */
+            if (strlen(o->host_name[h]) == n && !strncmp(o->host_name[h], c, n)) return false;
+        memcpy(o->host_name[o->nhosts++], c, n);
+        *total += (int)k;
+        c = *end ? end + 1 : end;
+        if (*end == ',' && !*c) return false;
+    }
+    if (!*total) return false;
+    o->host_of = malloc((size_t)*total * sizeof *o->host_of);
+    if (!o->host_of) return false;
+    int r = 0;
+    c = text;
+    for (int h = 0; h < o->nhosts; h++) {
+        long k = strtol(strchr(c, ':') + 1, (char **)&c, 10);
+        for (long i = 0; i < k; i++) o->host_of[r++] = h;
+        if (*c == ',') c++;
+    }
     return true;
 }
 
@@ -105,7 +158,7 @@ static void sr_cpus(sr_opts_t *o)
 /* Returns -1 to go on, else the exit status. */
 static int sr_parse(int argc, char **argv, sr_opts_t *o)
 {
-    int i;
+    int i, host_total = 0;
     o->nranks = 0;
     o->grace = 3;
     for (i = 1; i < argc; i++) {
@@ -144,6 +197,11 @@ static int sr_parse(int argc, char **argv, sr_opts_t *o)
                 return sr_usage_error("--bind-to takes 'core' or 'none', got '%s'",
                                       v ? v : "nothing");
             o->bind = strcmp(v, "core") == 0 ? SR_BIND_CORE : SR_BIND_NONE;
+        } else if (!strcmp(name, "--hosts")) {
+            if (!(v = sr_optval(argc, argv, &i, eq)) || !sr_parse_hosts(v, o, &host_total))
+                return sr_usage_error("--hosts takes NAME:COUNT[,NAME:COUNT...] (names of "
+                                      "letters, digits, '.', '_', '-', each once), got '%s'",
+                                      v ? v : "nothing");
         } else if (!strcmp(name, "--pmi-port")) {
             if (eq) return sr_usage_error("option '%s' takes no value", name);
             o->pmi_port = true;
@@ -159,6 +217,13 @@ static int sr_parse(int argc, char **argv, sr_opts_t *o)
             return sr_usage_error("unknown option '%s'", a);
         }
     }
+    if (host_total && o->nranks && host_total != o->nranks) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "--hosts places %d ranks, -n asks for %d", host_total,
+                 o->nranks);
+        return sr_usage_error("%s", msg);
+    }
+    if (host_total) o->nranks = host_total;
     if (o->nranks == 0) return sr_usage_error("%s", "the number of ranks (-n N) is required");
     sr_cpus(o);
     if (i >= argc) return sr_usage_error("%s", "no program to run");
@@ -269,17 +334,25 @@ static int sr_check_fd_limit(const sr_opts_t *o)
     return 1;
 }
 
-int main(int argc, char **argv)
+static int sr_main(sr_opts_t *opts, int argc, char **argv)
 {
-    sr_opts_t opts = {0};
-    int rc = sr_parse(argc, argv, &opts);
+    int rc = sr_parse(argc, argv, opts);
     if (rc >= 0) return rc;
-    if ((rc = sr_find_program(&opts)) >= 0) return rc;
+    if ((rc = sr_find_program(opts)) >= 0) return rc;
     sr_ensure_stdio();
-    if (sr_check_fd_limit(&opts) != 0) return 1;
+    if (sr_check_fd_limit(opts) != 0) return 1;
     if (sr_setup_signals() != 0) {
         perror("sluicerun: signal set-up");
         return 1;
     }
-    return job_run(&opts, sr_sigpipe[0]);
+    return job_run(opts, sr_sigpipe[0]);
+}
+
+int main(int argc, char **argv)
+{
+    sr_opts_t opts = {0};
+    int rc = sr_main(&opts, argc, argv);
+    free(opts.host_name); /* --hosts */
+    free(opts.host_of);
+    return rc;
 }

@@ -37,6 +37,10 @@ typedef struct sr_opts {
     int bind;         /* SR_BIND_*: --bind-to */
     int ncpus;        /* CPUs the launcher may run on, in order */
     int cpus[1024];
+    /* --hosts: rank r runs on virtual host host_name[host_of[r]] (SLUICE_HOST) */
+    int nhosts;
+    char (*host_name)[64];
+    int *host_of;     /* [nranks]; NULL without --hosts */
     const char *path; /* resolved program */
     char **argv;      /* program and its arguments (argv[0] as given) */
 } sr_opts_t;

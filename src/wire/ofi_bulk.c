@@ -1,0 +1,337 @@
+/* Bulk get/put through libfabric, for any provider with tagged messages:
+ * the side whose memory receives posts tagged receives straight into it,
+ * the other sends from its memory, so the data is copied by the provider
+ * only (no staging).  A get: the requester posts its receives and asks;
+ * the target sends.  A put: the requester asks; the target posts its
+ * receives and says ready; the requester sends; the target says done.
+ * Requests and answers are wire packets (credits, order).  A tag names the
+ * requester, its copy and the chunk (copies longer than the provider's
+ * largest message go in chunks).  docs/WIRE.md, "The ofi transport". */
+#include "util/log.h"
+#include "wire/ofi_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+typedef struct ofi_req {
+    uint32_t id;
+    int32_t status;  /* answers: SL_OK or why not */
+    uint64_t addr, len;
+} ofi_req_t;
+
+#define TAG(rank, id, c) ((uint64_t)(rank) << 44 | (uint64_t)((id)&0x0fffffffu) << 16 | (c))
+
+/* Can this process read (and, with write, write) [addr, addr+len)?  The
+ * provider copies into and out of the memory named in a request without
+ * any check, and a bad address would kill the process there; the kernel
+ * checks it here instead: one byte per page is read through
+ * process_vm_readv on ourselves and, for write, written back unchanged
+ * (the range is the destination of this copy: nobody else writes it).
+ * Two system calls per 512 pages; a refused range is SL_ERR_SYS, as a
+ * failed cross-memory attach would be. */
+#define PROBE_PAGES 512
+static bool range_ok(uint64_t addr, uint64_t len, bool write)
+{
+    static long page;
+    if (!page) page = sysconf(_SC_PAGESIZE);
+    if (len == 0) return true;
+    if (addr + len < addr) return false;
+    uint64_t end = addr + len, a = addr;
+    unsigned char bytes[PROBE_PAGES];
+    struct iovec local = {bytes, 0}, remote[PROBE_PAGES];
+    pid_t self = getpid();
+    while (a < end) {
+        int n = 0;
+        for (; n < PROBE_PAGES && a < end; n++) {
+            remote[n] = (struct iovec){(void *)(uintptr_t)a, 1};
+            a = (a & ~(uint64_t)(page - 1)) + (uint64_t)page;
+        }
+        local.iov_len = (size_t)n;
+        if (process_vm_readv(self, &local, 1, remote, (unsigned long)n, 0) != n) return false;
+        if (write && process_vm_writev(self, &local, 1, remote, (unsigned long)n, 0) != n)
+            return false;
+    }
+    return true;
+}
+
+static ofi_op_t *op_new(wire_t *w, int peer, int kind, char *addr, size_t len)
+{
+    size_t chunks = len ? (len + w->ofi->chunk - 1) / w->ofi->chunk : 0;
+    if (chunks > 0xffff) return NULL;
+    ofi_op_t *oo = calloc(1, sizeof *oo);
+    ofi_ctx_t *ctx = calloc(chunks ? chunks : 1, sizeof *ctx);
+    if (!oo || !ctx) {
+        free(oo);
+        free(ctx);
+        return NULL;
+    }
+    *oo = (ofi_op_t){.peer = peer, .kind = kind, .addr = addr, .len = len,
+                     .chunks = (uint32_t)chunks, .ctx = ctx};
+    return oo;
+}
+
+static void op_free(ofi_op_t *oo)
+{
+    free(oo->ctx);
+    free(oo);
+}
+
+/* Under lock. */
+static void op_link(wire_t *w, ofi_op_t *oo)
+{
+    oo->next = w->ofi->ops;
+    w->ofi->ops = oo;
+}
+
+static void op_unlink(wire_t *w, ofi_op_t *oo)
+{
+    for (ofi_op_t **pp = &w->ofi->ops; *pp; pp = &(*pp)->next)
+        if (*pp == oo) {
+            *pp = oo->next;
+            return;
+        }
+}
+
+/* The requester's copy numbered id with peer (under lock). */
+static ofi_op_t *op_find(wire_t *w, int peer, uint32_t id)
+{
+    for (ofi_op_t *oo = w->ofi->ops; oo; oo = oo->next)
+        if (oo->op && oo->peer == peer && oo->id == id) return oo;
+    return NULL;
+}
+
+/* Post every chunk of oo: receives into its memory or sends from it,
+ * tagged for the requester `who`.  Under lock. */
+static void op_post(wire_t *w, ofi_op_t *oo, int who, bool recv)
+{
+    wire_ofi_t *o = w->ofi;
+    for (uint32_t c = 0; c < oo->chunks; c++) {
+        size_t off = (size_t)c * o->chunk, n = oo->len - off < o->chunk ? oo->len - off : o->chunk;
+        ofi_ctx_t *x = &oo->ctx[c];
+        *x = (ofi_ctx_t){.kind = recv ? OC_BULK_RX : OC_BULK_TX, .peer = oo->peer, .owner = oo};
+        uint64_t tag = TAG(who, oo->id, c);
+        ssize_t rc = recv ? OFI_RETRY(w, oo->peer, fi_trecv(o->ep, oo->addr + off, n, NULL,
+                                                  o->addr[oo->peer], tag, 0, &x->fc))
+                          : OFI_RETRY(w, oo->peer, fi_tsend(o->ep, oo->addr + off, n, NULL,
+                                                  o->addr[oo->peer], tag, &x->fc));
+        if (rc == -FI_EAGAIN) { /* the peer is lost: the chunk fails */
+            x->over = true;
+            oo->left--;
+            oo->status = SL_ERR_PEER_DEAD;
+        } else if (rc) {
+            ofi_fatal(w, recv ? "posting a bulk receive" : "a bulk send", rc);
+        }
+    }
+}
+
+static sl_status_t send_req(wire_t *w, int peer, uint8_t type, uint32_t id, sl_status_t status,
+                            uint64_t addr, uint64_t len)
+{
+    ofi_req_t r = {.id = id, .status = status, .addr = addr, .len = len};
+    struct iovec iov = {&r, sizeof r};
+    return wire_send_internal(w, peer, type, &iov, 1);
+}
+
+sl_status_t ofi_bulk(wire_t *w, wire_bulk_t *op)
+{
+    wire_ofi_t *o = w->ofi;
+    if (!range_ok((uint64_t)(uintptr_t)op->laddr, op->len, op->kind == BULK_GET)) {
+        bulk_finish(op, SL_ERR_SYS);
+        return SL_ERR_SYS;
+    }
+    ofi_op_t *oo = op_new(w, op->peer, op->kind, op->laddr, op->len);
+    if (!oo) {
+        bulk_finish(op, SL_ERR_NOMEM);
+        return SL_ERR_NOMEM;
+    }
+    oo->op = op;
+    WIRE_STAT_INC(w, ofi_bulk_ops, 1);
+    pthread_mutex_lock(&o->lock);
+    oo->id = ++o->next_id & 0x0fffffffu;
+    op_link(w, oo);
+    if (op->kind == BULK_GET) {
+        oo->left = oo->chunks; /* the data */
+        op_post(w, oo, w->rank, true);
+    } else {
+        oo->left = 1; /* the target's ready; then its done and our sends */
+    }
+    pthread_mutex_unlock(&o->lock);
+    uint8_t type = op->kind == BULK_GET ? WIRE_T_OFI_GET : WIRE_T_OFI_PUT;
+    sl_status_t st = send_req(w, op->peer, type, oo->id, SL_OK, op->raddr, op->len);
+    if (st != SL_OK) { /* peer gone (ofi_bulk_peer_gone cancels what was posted) */
+        pthread_mutex_lock(&o->lock);
+        oo->status = st;
+        bool posted = op->kind == BULK_GET && oo->chunks;
+        if (!posted) op_unlink(w, oo);
+        pthread_mutex_unlock(&o->lock);
+        if (!posted) {
+            op_free(oo);
+            bulk_finish(op, st);
+            return st;
+        }
+    }
+    return SL_INPROGRESS;
+}
+
+/* Target side: a get (we send) or a put (we receive) of a peer. */
+static void target_start(wire_t *w, int src, bool get, const ofi_req_t *r)
+{
+    wire_ofi_t *o = w->ofi;
+    ofi_op_t *oo = NULL;
+    sl_status_t st = SL_OK;
+    if (!range_ok(r->addr, r->len, !get)) st = SL_ERR_SYS;
+    else if (!(oo = op_new(w, src, get ? BULK_GET : BULK_PUT, (char *)(uintptr_t)r->addr,
+                           (size_t)r->len)))
+        st = SL_ERR_NOMEM;
+    if (st == SL_OK && oo->chunks) {
+        oo->id = r->id;
+        oo->left = oo->chunks;
+        pthread_mutex_lock(&o->lock);
+        op_link(w, oo);
+        op_post(w, oo, src, !get);
+        pthread_mutex_unlock(&o->lock);
+    } else if (oo) {
+        op_free(oo); /* nothing to move */
+        oo = NULL;
+    }
+    if (st != SL_OK)
+        sl_log_debug("wire: rank %d's %s of %llu bytes at %#llx refused: %s", src,
+                     get ? "get" : "put", (unsigned long long)r->len,
+                     (unsigned long long)r->addr, sl_status_string(st));
+    if (!get) send_req(w, src, WIRE_T_OFI_READY, r->id, st, 0, 0);
+    else if (st != SL_OK || !oo) send_req(w, src, WIRE_T_OFI_DONE, r->id, st, 0, 0);
+}
+
+/* Requester: finish oo when nothing of it is left (returns whether). */
+static bool requester_settle(wire_t *w, ofi_op_t *oo)
+{
+    if (oo->left) return false;
+    op_unlink(w, oo);
+    return true;
+}
+
+static void requester_end(ofi_op_t *oo)
+{
+    bulk_finish(oo->op, oo->status);
+    op_free(oo);
+}
+
+/* Cancel oo's chunks still out (under lock): they come back as errors. */
+static void op_cancel(wire_t *w, ofi_op_t *oo)
+{
+    for (uint32_t c = 0; c < oo->chunks; c++)
+        if (!oo->ctx[c].over) fi_cancel(&w->ofi->ep->fid, &oo->ctx[c].fc);
+}
+
+/* Requester: the target's answer. */
+static void requester_answer(wire_t *w, int src, uint8_t type, const ofi_req_t *r)
+{
+    wire_ofi_t *o = w->ofi;
+    pthread_mutex_lock(&o->lock);
+    ofi_op_t *oo = op_find(w, src, r->id);
+    bool end = false;
+    if (!oo) {
+        /* gone already (peer death) */
+    } else if (type == WIRE_T_OFI_READY) { /* put: send, then wait for done */
+        if (r->status != SL_OK) {
+            oo->status = r->status;
+            oo->left = 0;
+        } else {
+            oo->left = 1 + oo->chunks; /* the target's done and our sends' completions */
+            op_post(w, oo, w->rank, false);
+        }
+        end = requester_settle(w, oo);
+    } else if (oo->kind == BULK_PUT) { /* put done */
+        if (r->status != SL_OK) oo->status = r->status;
+        oo->left--;
+        end = requester_settle(w, oo);
+    } else { /* a get the target refused: our receives go */
+        oo->status = r->status != SL_OK ? r->status : SL_ERR_PROTO;
+        op_cancel(w, oo);
+    }
+    pthread_mutex_unlock(&o->lock);
+    if (end) requester_end(oo);
+}
+
+void ofi_bulk_packet(wire_t *w, int src, uint8_t type, const void *data, size_t len)
+{
+    ofi_req_t r;
+    if (len != sizeof r) wire_die(w, 70, "wire: bad bulk packet from rank %d", src);
+    memcpy(&r, data, sizeof r);
+    if (type == WIRE_T_OFI_GET || type == WIRE_T_OFI_PUT)
+        target_start(w, src, type == WIRE_T_OFI_GET, &r);
+    else
+        requester_answer(w, src, type, &r);
+}
+
+void ofi_bulk_done(wire_t *w, ofi_ctx_t *c)
+{
+    wire_ofi_t *o = w->ofi;
+    ofi_op_t *oo = c->owner;
+    pthread_mutex_lock(&o->lock);
+    c->over = true;
+    if (c->err && oo->status == SL_OK)
+        oo->status = c->err == FI_ECANCELED ? SL_ERR_PEER_DEAD : SL_ERR_SYS;
+    if (c->err && c->err != FI_ECANCELED)
+        sl_log_debug("wire: libfabric bulk chunk with rank %d failed: %s", oo->peer,
+                     fi_strerror(c->err));
+    oo->left--;
+    bool end = false, target_done = false;
+    if (oo->op) {
+        end = requester_settle(w, oo);
+    } else if (oo->left == 0) {
+        op_unlink(w, oo);
+        target_done = true;
+    }
+    pthread_mutex_unlock(&o->lock);
+    if (end) requester_end(oo);
+    if (target_done) {
+        /* a put's data is in: say so; a get: only a failure needs saying */
+        if (oo->kind == BULK_PUT || oo->status != SL_OK)
+            send_req(w, oo->peer, WIRE_T_OFI_DONE, oo->id, oo->status, 0, 0);
+        op_free(oo);
+    }
+}
+
+void ofi_bulk_peer_gone(wire_t *w, int peer)
+{
+    wire_ofi_t *o = w->ofi;
+    if (!o) return;
+    pthread_mutex_lock(&o->lock);
+    ofi_op_t *ended = NULL;
+    for (ofi_op_t *oo = o->ops, *next; oo; oo = next) {
+        next = oo->next;
+        if (oo->peer != peer) continue;
+        oo->status = SL_ERR_PEER_DEAD;
+        op_cancel(w, oo);
+        /* a put waiting for its ready or done has nothing posted to come back */
+        bool waiting = oo->op && oo->kind == BULK_PUT;
+        for (uint32_t c = 0; waiting && c < oo->chunks; c++)
+            if (oo->ctx[c].kind == OC_BULK_TX && !oo->ctx[c].over) waiting = false;
+        if (waiting) {
+            op_unlink(w, oo);
+            oo->next = ended;
+            ended = oo;
+        }
+    }
+    pthread_mutex_unlock(&o->lock);
+    while (ended) {
+        ofi_op_t *oo = ended;
+        ended = oo->next;
+        requester_end(oo);
+    }
+}
+
+void ofi_bulk_fini(wire_t *w)
+{
+    wire_ofi_t *o = w->ofi;
+    while (o->ops) {
+        ofi_op_t *oo = o->ops;
+        o->ops = oo->next;
+        if (oo->op) bulk_finish(oo->op, SL_ERR_PEER_DEAD);
+        op_free(oo);
+    }
+}
