@@ -27,19 +27,20 @@ static mh_table_t comm_table = MH_TABLE_INIT(MH_CLASS_COMM);
 /* 0: world, 1: self; the last is MCOMM_BOOT_CTX, never handed out */
 static uint64_t ctx_used[CTX_WORDS] = {3, [CTX_WORDS - 1] = 1ull << 63};
 
+void mcomm_init_world(void)
+{
+    comm_world.rank = mpi_world_rank;
+    comm_world.size = mpi_world_size;
+    comm_self.rank = 0;
+    comm_self.size = 1;
+    comm_self.world_of_self = mpi_world_rank;
+}
+
+/* Read only: calls that take no lock (MPI_Pack, from any thread) use it. */
 mcomm_t *mcomm_get(MPI_Comm c)
 {
-    if (c == MPI_COMM_WORLD) {
-        comm_world.rank = mpi_world_rank;
-        comm_world.size = mpi_world_size;
-        return &comm_world;
-    }
-    if (c == MPI_COMM_SELF) {
-        comm_self.rank = 0;
-        comm_self.size = 1;
-        comm_self.world_of_self = mpi_world_rank;
-        return &comm_self;
-    }
+    if (c == MPI_COMM_WORLD) return &comm_world;
+    if (c == MPI_COMM_SELF) return &comm_self;
     return MH_KIND(c) == MH_KIND_DYNAMIC ? mh_get(&comm_table, (uint32_t)c) : NULL;
 }
 

@@ -27,6 +27,7 @@ int MPI_Init(int *argc, char ***argv)
         fprintf(stderr, "MPI_Init: cannot start: %s\n", sl_status_string(st));
         return MPI_ERR_OTHER;
     }
+    mcomm_init_world();
     mpi_main_thread = pthread_self();
     __atomic_store_n(&mpi_state, 1, __ATOMIC_RELEASE);
     return MPI_SUCCESS;

@@ -46,6 +46,8 @@ extern int mpi_world_rank, mpi_world_size;
 
 /* The communicator behind a handle, or NULL. */
 mcomm_t *mcomm_get(MPI_Comm c);
+/* MPI_Init: WORLD's and SELF's ranks and sizes, once the job's are known. */
+void mcomm_init_world(void);
 /* World rank of rank r of c (r valid). */
 int mcomm_world(const mcomm_t *c, int r);
 /* A request on c holds a reference: MPI_Comm_free with operations pending
