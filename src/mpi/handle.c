@@ -48,14 +48,7 @@ int mh_new(mh_table_t *t, void *obj)
     int h = 0;
     table_lock(t);
     if (t->free_head == UINT32_MAX && !table_grow(t)) goto unlock;
-    uint32_t i = t->free_head;
-    mh_slot_t *s = mh_slot_at(t, i);
-    t->free_head = s->next_free;
-    if (t->free_head == UINT32_MAX) t->free_tail = UINT32_MAX;
-    s->next_free = UINT32_MAX;
-    __atomic_store_n(&s->obj, obj, __ATOMIC_RELEASE);
-    t->used++;
-    h = mh_handle_make(t->cls, __atomic_load_n(&s->gen, __ATOMIC_RELAXED), i);
+    h = mh_take(t, obj);
 unlock:
     table_unlock(t);
     return h;

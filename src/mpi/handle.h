@@ -126,17 +126,25 @@ static inline uint32_t mh_gen_next(uint32_t gen)
 
 /* mh_new, inline when the table is serial and has a free slot: requests
  * are registered once per message (the message-rate path). */
+static inline int mh_take(mh_table_t *t, void *obj);
 static inline int mh_new_fast(mh_table_t *t, void *obj)
 {
+    if (!t->serial || t->free_head == UINT32_MAX) return mh_new(t, obj);
+    return mh_take(t, obj);
+}
+
+/* Register obj in the first free slot (there is one; the table's lock
+ * held, or a serial table) and return its handle. */
+static inline int mh_take(mh_table_t *t, void *obj)
+{
     uint32_t i = t->free_head;
-    if (!t->serial || i == UINT32_MAX) return mh_new(t, obj);
     mh_slot_t *s = mh_slot_at(t, i);
     t->free_head = s->next_free;
     if (t->free_head == UINT32_MAX) t->free_tail = UINT32_MAX;
     s->next_free = UINT32_MAX;
     __atomic_store_n(&s->obj, obj, __ATOMIC_RELEASE);
     t->used++;
-    return mh_handle_make(t->cls, s->gen, i);
+    return mh_handle_make(t->cls, __atomic_load_n(&s->gen, __ATOMIC_RELAXED), i);
 }
 
 /* Unregisters a live handle (the object's memory stays the caller's);

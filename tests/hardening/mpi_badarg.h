@@ -30,6 +30,22 @@ static void row(const char *call, int line, int expect, int rc, int known)
     if (!known) unexpected++;
 }
 
+/* MPI_Init, errors returned on WORLD and SELF, and a singleton job
+ * checked (the tables name rank 1 as out of range). */
+static void badarg_init(int *argc, char ***argv, const char *name)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    MPI_Init(argc, argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 1) {
+        fprintf(stderr, "%s: run it as a singleton\n", name);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
 #define T(expect, call) row(#call, __LINE__, expect, (call), 0)
 #define KNOWN(expect, call) row(#call, __LINE__, expect, (call), 1)
 

@@ -289,16 +289,7 @@ static void environment(void)
 
 int main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 1) {
-        fprintf(stderr, "mpi_badarg_more_test: run it as a singleton\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    badarg_init(&argc, &argv, "mpi_badarg_more_test");
     persistent_and_nonblocking();
     send_modes_and_completion();
     types();

@@ -21,16 +21,7 @@ static void user_op(void *in, void *inout, int *len, MPI_Datatype *dt) { noop_fn
 
 int main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 1) {
-        fprintf(stderr, "mpi_badarg_test: run it as a singleton\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    badarg_init(&argc, &argv, "mpi_badarg_test");
 
     /* Stale handles: created and freed. */
     MPI_Comm dead_comm;
