@@ -100,6 +100,7 @@ static void build(void)
         wire_peer_t *p = &w->peers[r];
         pthread_mutex_init(&p->lock, NULL);
         sl_list_init(&p->pending);
+        p->tp = &wire_tp_shm; /* every peer on this host (tp.c) */
         p->hdr = s->hdr;
         p->ring = s->ring;
         p->chans = s->chans;
