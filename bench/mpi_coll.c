@@ -4,7 +4,8 @@
  *
  *   blocking  barrier bcast allreduce alltoall allgather reduce
  *             one line per size: "bytes latency_us" (mean over the
- *             iterations, averaged over the ranks, as osu_<coll> reports)
+ *             iterations, averaged over the ranks, with a barrier after
+ *             each call outside the timed part, as osu_<coll> measures)
  *   overlap   ibarrier ibcast iallreduce ialltoall iallgather
  *             one line per size: "bytes overlap_% pure_us cpu_us post_us"
  *             as osu_i<coll> measures it: the pure time of post + wait,
@@ -73,14 +74,20 @@ static double avg(double x)
     return s / size;
 }
 
+/* As osu_<coll> times it: each call alone, a barrier after it (outside
+ * the timed part), so the root of a bcast or reduce cannot run ahead of
+ * the others and the figure is a latency, not a rate. */
 static double blocking(kind_t k, size_t bytes)
 {
     int it = iters_for(bytes), warm = it / 10 + 1;
-    for (int i = 0; i < warm; i++) call(k, bytes, NULL);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < it; i++) call(k, bytes, NULL);
-    return avg((MPI_Wtime() - t0) / it * 1e6);
+    double t = 0;
+    for (int i = 0; i < warm + it; i++) {
+        double t0 = MPI_Wtime();
+        call(k, bytes, NULL);
+        if (i >= warm) t += MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    return avg(t / it * 1e6);
 }
 
 /* Busy computation for about us microseconds, touching no MPI. */

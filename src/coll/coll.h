@@ -26,6 +26,7 @@
 #define SL_COLL_H
 
 #include "util/status.h"
+#include "util/trace.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -319,5 +320,54 @@ sl_status_t cg_inter(coll_sched_t *s, const coll_args_t *g);
  * dir/<collective>-<variant>-n<size>-r<rank>-<count>.dot. */
 sl_status_t coll_build(const coll_args_t *args, int rank, int size, const int *world_of,
                        coll_sched_t **out);
+
+/* ---- the direct path (direct.c) -------------------------------------------------------------- */
+
+/* Small blocking barrier, bcast, reduce and allreduce run their default
+ * variant's algorithm straight on p2p, with no schedule (the per-call
+ * work of a schedule is most of a small blocking call's time).  Up to
+ * SLUICE_COLL_DIRECT_MAX bytes (at most COLL_DIRECT_MAX_LIMIT); not for a
+ * forced variant or executor, a trace, a Graphviz dump, a non-commutative
+ * op, or while schedule runs are in flight (their waits drive them). */
+#define COLL_DIRECT_MAX_DEFAULT 8192
+#define COLL_DIRECT_MAX_LIMIT 16384
+typedef struct coll_direct {
+    coll_kind_t kind;   /* COLL_BARRIER, COLL_BCAST, COLL_REDUCE or COLL_ALLREDUCE */
+    int rank, size;     /* in the communicator */
+    int root;           /* bcast, reduce */
+    const int *map;     /* communicator rank -> world rank (NULL: the same) */
+    unsigned ctx, seq;  /* the collective context and sequence (as a run's) */
+    const void *sbuf;   /* reduce, allreduce: the input; NULL: in place (rbuf) */
+    void *rbuf;         /* bcast: the data; reductions: the result (root's) */
+    size_t bytes;       /* of one rank's data */
+    const coll_op_t *op;
+} coll_direct_t;
+/* The settings that decide it, read when a communicator first asks (as
+ * the schedules' variants are read when a communicator first builds one:
+ * a program or test that changes them uses a new communicator). */
+typedef struct coll_direct_cfg {
+    bool read;
+    long max;        /* bytes; < 0: never */
+    unsigned forced; /* bit per kind: SLUICE_COLL_<KIND> names a variant */
+} coll_direct_cfg_t;
+void coll_direct_cfg_read(coll_direct_cfg_t *cfg);
+/* Schedule runs started and not complete (the direct path waits only for
+ * its own messages: while runs are in flight, calls take schedules, whose
+ * waits drive every run). */
+unsigned coll_runs_active(void);
+/* Does a call of this kind, size and op take the direct path? */
+static inline bool coll_direct_ok(const coll_direct_cfg_t *cfg, coll_kind_t kind, size_t bytes,
+                                  const coll_op_t *op)
+{
+    if (kind > COLL_ALLREDUCE || cfg->max < 0 || bytes > (size_t)cfg->max ||
+        (cfg->forced >> kind & 1) || sl_trace_on)
+        return false;
+    return (!op || op->commute) && coll_runs_active() == 0;
+}
+/* Calls that took the direct path in this process (tests). */
+unsigned long coll_direct_calls(void);
+/* Run it: SL_OK, or the first error (the algorithm still runs to its end,
+ * so that peers are not left waiting); *op_err: the op's first error. */
+sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err);
 
 #endif

@@ -216,15 +216,20 @@ int mcoll_side_va(mcoll_t *m, int side, void *buf, int n, const int *counts, con
 
 static int op_apply(const coll_op_t *op, const void *in, void *inout, size_t count)
 {
-    const mcoll_t *m = (const mcoll_t *)((const char *)op - offsetof(mcoll_t, op.base));
-    return mop_apply(&m->op.plan, in, inout, (MPI_Count)count);
+    return mop_apply(&((const mcoll_op_t *)op)->plan, in, inout, (MPI_Count)count);
+}
+
+void mcoll_op_init(mcoll_op_t *o, const mop_plan_t *p)
+{
+    o->plan = *p;
+    o->base = (coll_op_t){.apply = op_apply, .esize = (size_t)p->type->size,
+                          .commute = p->commute};
 }
 
 void mcoll_set_op(mcoll_t *m, const mop_plan_t *p)
 {
-    m->op.plan = *p;
-    m->op.base = (coll_op_t){.apply = op_apply, .esize = (size_t)p->type->size,
-                             .commute = p->commute, .atom_size = p->esize};
+    mcoll_op_init(&m->op, p);
+    m->op.base.atom_size = p->esize;
     m->op.base.has_atom = mop_atomic(p, &m->op.base.atom_op, &m->op.base.atom_type);
     m->args.op = &m->op.base;
 }
@@ -253,19 +258,37 @@ static void on_done(coll_run_t *run, void *arg)
         mdt_unpack(s->blk[b].t, s->blk[b].ubuf, s->blk[b].count, s->tmp + s->blk[b].off);
 }
 
-int mcoll_error(const mcoll_t *m)
+/* A run's outcome as an MPI error class (the op's own error first). */
+static int status_err(int op_err, sl_status_t st)
 {
-    if (m->err) return m->err;
-    if (!m->run) return MPI_SUCCESS;
-    int oe = coll_run_op_error(m->run);
-    if (oe) return oe;
-    switch (coll_run_error(m->run)) {
+    if (op_err) return op_err;
+    switch (st) {
     case SL_OK: return MPI_SUCCESS;
     case SL_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
     case SL_ERR_PROTO: return MPI_ERR_ARG; /* a shorter message: mismatched counts or types */
     case SL_ERR_NOMEM: return MPI_ERR_NO_MEM;
     default: return MPI_ERR_OTHER;
     }
+}
+
+int mcoll_error(const mcoll_t *m)
+{
+    if (m->err) return m->err;
+    if (!m->run) return MPI_SUCCESS;
+    return status_err(coll_run_op_error(m->run), coll_run_error(m->run));
+}
+
+int mcoll_direct(mcomm_t *c, coll_direct_t *d, const char *fname)
+{
+    int oe;
+    d->rank = c->rank;
+    d->size = c->size;
+    d->map = mcomm_world_map(c);
+    d->ctx = c->ctx | MCOMM_COLL_CTX;
+    d->seq = mcoll_next_seq(c, false);
+    int err = status_err(0, coll_direct_run(d, &oe));
+    if (oe) err = oe;
+    return err ? mpi_err(c, err, fname, "the collective failed") : MPI_SUCCESS;
 }
 
 int mcoll_start(mcoll_t *m)

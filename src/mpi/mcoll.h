@@ -48,6 +48,13 @@ typedef struct mcoll_key {
     MPI_User_function_c *fn_c;
 } mcoll_key_t;
 
+/* A reduction's op as src/coll applies it: the plan behind the interface
+ * (base first: apply finds the plan from it). */
+typedef struct mcoll_op {
+    coll_op_t base;
+    mop_plan_t plan;
+} mcoll_op_t;
+
 typedef struct mcoll {
     mcomm_t *comm;
     mcoll_key_t key;
@@ -56,7 +63,7 @@ typedef struct mcoll {
     bool uniform;   /* its per-rank arrays follow from count and mylen (no v form) */
     coll_run_t *run;
     unsigned seq;
-    struct { coll_op_t base; mop_plan_t plan; } op;
+    mcoll_op_t op;
     mcoll_side_t side[2]; /* COLL_SBUF, COLL_RBUF */
     mdt_type_t *types[2]; /* retained for the request's life */
     mdt_type_t **wtypes, **wstypes; /* Alltoallw: every block's, retained */
@@ -90,6 +97,21 @@ int mcoll_side_va(mcoll_t *m, int side, void *buf, int n, const int *counts, con
                   bool bytes_displ, bool in, bool out, size_t **off, size_t **len);
 /* The op of a reduction (after mop_plan checked it). */
 void mcoll_set_op(mcoll_t *m, const mop_plan_t *p);
+/* o applies plan p (no Portals atomic looked up: the host's op). */
+void mcoll_op_init(mcoll_op_t *o, const mop_plan_t *p);
+/* A blocking call on an intracommunicator by src/coll's direct path
+ * (coll_direct_ok said yes): rank, size, context and sequence are filled
+ * in here.  Returns the MPI error (reported). */
+int mcoll_direct(mcomm_t *c, coll_direct_t *d, const char *fname);
+/* Does a blocking call on c take the direct path (coll_direct_ok, with c's
+ * settings)? */
+static inline bool mcoll_direct_ok(mcomm_t *c, coll_kind_t kind, size_t bytes,
+                                   const coll_op_t *op)
+{
+    if (c->inter) return false;
+    if (!c->coll_direct.read) coll_direct_cfg_read(&c->coll_direct);
+    return coll_direct_ok(&c->coll_direct, kind, bytes, op);
+}
 /* Build the schedule of m->args and run it as mode says: blocking (wait
  * here), non-blocking (*req), persistent (*req, inactive).  Frees m on
  * every path except a request made.  Returns the MPI error (reported). */

@@ -3,6 +3,7 @@
 #ifndef SL_MPI_INT_H
 #define SL_MPI_INT_H
 
+#include "coll/coll.h"
 #include "mpi.h"
 #include "p2p/p2p.h"
 
@@ -31,6 +32,7 @@ typedef struct mcomm {
     unsigned coll_seq;          /* collectives called on it so far (src/coll tags) */
     unsigned coll_pseq;         /* persistent collectives initialised on it so far */
     struct mcoll *coll_cache[8]; /* idle schedules of blocking collectives (mcoll.h) */
+    coll_direct_cfg_t coll_direct; /* src/coll's direct path: settings read at first use */
     struct mtopo *topo;                   /* virtual topology or NULL (topo.c); owned */
     char name[MPI_MAX_OBJECT_NAME];       /* MPI_Comm_set_name's, "" when none */
     struct mattr *attrs;                  /* cached attributes (attr.c), newest first */

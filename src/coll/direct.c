@@ -1,0 +1,218 @@
+/* The direct path: small blocking barrier, bcast, reduce and allreduce
+ * run their default variant's algorithm straight on p2p in the calling
+ * thread, with no schedule built, cached, bound or cascaded.
+ *
+ * Why: below a few KiB a blocking collective on shared memory is its
+ * per-call work (callgrind, 2 ranks, 4-byte MPI_Allreduce: about 3,400
+ * instructions per call through the schedule's path, 1,400 of them the
+ * call object, the cache, the run and the vertex cascade; the messages
+ * themselves are two short-ring operations).  A schedule earns its keep
+ * where the call outlives its call (non-blocking, persistent, offloaded)
+ * or where pipelining pays; a small blocking call does neither.
+ *
+ * The messages are those of the schedules' tags: the communicator's
+ * collective context and a sequence number from the same counter
+ * (mcoll_next_seq), so the direct and schedule paths never match each
+ * other's messages.  Every rank of a call takes the same path: the choice
+ * depends only on what the ranks share (the call's kind, bytes, op, the
+ * communicator size and the settings).  A receive that fails (a peer's
+ * shorter or longer message, a dead peer) does not stop the algorithm:
+ * the rank still sends what its peers wait for, and reports the first
+ * error at the end, as the host executor does. */
+#include "coll/coll_int.h"
+
+#include "p2p/p2p.h"
+#include "util/param.h"
+
+#include <string.h>
+
+static unsigned long ncalls;
+
+void coll_direct_cfg_read(coll_direct_cfg_t *cfg)
+{
+    static const sl_param_id_t kind_param[] = {
+        [COLL_BARRIER] = SL_PARAM_COLL_BARRIER, [COLL_BCAST] = SL_PARAM_COLL_BCAST,
+        [COLL_REDUCE] = SL_PARAM_COLL_REDUCE, [COLL_ALLREDUCE] = SL_PARAM_COLL_ALLREDUCE};
+    long v = COLL_DIRECT_MAX_DEFAULT;
+    if (sl_param_int(SL_PARAM_COLL_DIRECT_MAX, &v) != SL_OK) v = COLL_DIRECT_MAX_DEFAULT;
+    /* a forced executor or a Graphviz dump asks for schedules */
+    if (coll_exec_setting() == COLL_EXEC_OFFLOAD || *sl_param_str(SL_PARAM_COLL_DOT)) v = -1;
+    cfg->forced = 0;
+    for (int k = COLL_BARRIER; k <= COLL_ALLREDUCE; k++)
+        if (*sl_param_str(kind_param[k])) cfg->forced |= 1u << k;
+    cfg->max = v;
+    cfg->read = true;
+}
+
+unsigned coll_runs_active(void)
+{
+    return coll_state.active; /* runs in flight are driven by waits on them */
+}
+
+unsigned long coll_direct_calls(void)
+{
+    return __atomic_load_n(&ncalls, __ATOMIC_RELAXED);
+}
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+typedef struct dctx {
+    const coll_direct_t *d;
+    unsigned tagbase;
+    sl_status_t err;
+    int op_err; /* the op's first error code */
+} dctx_t;
+
+static int world(const dctx_t *x, int r)
+{
+    return x->d->map ? x->d->map[r] : r;
+}
+
+static void note(dctx_t *x, sl_status_t st)
+{
+    if (st != SL_OK && x->err == SL_OK) x->err = st;
+}
+
+/* A receive's outcome: exactly len bytes, or the error a schedule reports. */
+static void check_recv(dctx_t *x, p2p_req_t *r, size_t len)
+{
+    p2p_status_t st;
+    sl_status_t s = p2p_wait(r, &st);
+    if (s != SL_OK) note(x, s);
+    else if (st.error != SL_OK) note(x, st.error);
+    else if (st.sent != len) note(x, st.sent > len ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
+}
+
+/* Send len bytes at buf to comm rank peer and/or receive len bytes from
+ * it into in (either side may be skipped with peer < 0); returns when both
+ * are done, so buf may change afterwards. */
+static void xchg(dctx_t *x, int to, const void *buf, int from, void *in, size_t len,
+                 unsigned tag)
+{
+    p2p_req_t *r = NULL, *s = NULL;
+    int t = (int)(x->tagbase | tag);
+    if (from >= 0) {
+        sl_status_t st = p2p_irecv(in, len, world(x, from), t, x->d->ctx, &r);
+        if (st != SL_OK) {
+            note(x, st);
+            r = NULL;
+        }
+    }
+    if (to >= 0) note(x, p2p_isend_lite(buf, len, world(x, to), t, x->d->ctx, &s));
+    if (r) check_recv(x, r, len);
+    if (s) note(x, p2p_wait(s, NULL));
+}
+
+static void reduce_in(dctx_t *x, const void *in, void *inout)
+{
+    const coll_op_t *op = x->d->op;
+    int e = op->apply(op, in, inout, x->d->bytes / op->esize);
+    if (e && !x->op_err) x->op_err = e;
+}
+
+/* ---- the algorithms (comm ranks) ----------------------------------------------------------- */
+
+/* Dissemination (the default barrier): round k sends to rank + 2^k and
+ * receives from rank - 2^k. */
+static void barrier(dctx_t *x)
+{
+    int n = x->d->size, me = x->d->rank;
+    char token = 0, in;
+    for (unsigned k = 0, dist = 1; (int)dist < n; k++, dist *= 2)
+        xchg(x, (me + (int)dist) % n, &token, (me - (int)dist + n) % n, &in, 0, k);
+}
+
+/* Binomial tree (k-nomial, k = 2, the default below the segmenting
+ * sizes): relative rank v gets the data from v - lowbit(v), then sends to
+ * v + m for each m below lowbit(v), the largest subtree first. */
+static void bcast(dctx_t *x)
+{
+    const coll_direct_t *d = x->d;
+    int n = d->size, v = (d->rank - d->root + n) % n, top = 1;
+    while (top < n) top *= 2;
+    int low = v ? v & -v : top;
+    if (v) xchg(x, -1, NULL, (v - low + d->root) % n, d->rbuf, d->bytes, 0);
+    for (int m = low / 2; m >= 1; m /= 2)
+        if (v + m < n) xchg(x, (v + m + d->root) % n, d->rbuf, -1, NULL, d->bytes, 0);
+}
+
+/* Binomial reduction towards the root (commutative ops): relative rank v
+ * takes in v + m for each m below lowbit(v) (smallest first), then sends
+ * to v - lowbit(v).  acc: the root's receive buffer, or scratch. */
+static void reduce(dctx_t *x, char *scratch)
+{
+    const coll_direct_t *d = x->d;
+    int n = d->size, v = (d->rank - d->root + n) % n;
+    char *acc = v ? scratch : d->rbuf, *in = scratch + d->bytes;
+    const void *mine = d->sbuf ? d->sbuf : d->rbuf;
+    bool copied = false;
+    int m = 1;
+    for (; m < n && !(v & m); m *= 2) {
+        if (v + m >= n) continue;
+        if (!copied && acc != mine) memcpy(acc, mine, d->bytes);
+        copied = true;
+        xchg(x, -1, NULL, (v + m + d->root) % n, in, d->bytes, 0);
+        reduce_in(x, in, acc);
+    }
+    if (v) xchg(x, (v - m + d->root) % n, copied ? acc : mine, -1, NULL, d->bytes, 0);
+    else if (!copied && acc != mine) memcpy(acc, mine, d->bytes);
+}
+
+/* Recursive doubling (the butterfly, the default below 64 KiB); a
+ * communicator of n = 2^K + rem ranks first folds: each odd rank below
+ * 2 rem takes in its even neighbour's data and stands for it, and hands
+ * it the result at the end. */
+static void allreduce(dctx_t *x, char *in)
+{
+    const coll_direct_t *d = x->d;
+    int n = d->size, me = d->rank, p2 = 1;
+    while (p2 * 2 <= n) p2 *= 2;
+    int rem = n - p2, vr;
+    char *acc = d->rbuf;
+    if (d->sbuf) memcpy(acc, d->sbuf, d->bytes);
+    if (me < 2 * rem) {
+        if (!(me & 1)) {
+            xchg(x, me + 1, acc, -1, NULL, d->bytes, 0);
+            vr = -1;
+        } else {
+            xchg(x, -1, NULL, me - 1, in, d->bytes, 0);
+            reduce_in(x, in, acc);
+            vr = me / 2;
+        }
+    } else {
+        vr = me - rem;
+    }
+    for (int m = 1, k = 1; vr >= 0 && m < p2; m *= 2, k++) {
+        int pv = vr ^ m, peer = pv < rem ? pv * 2 + 1 : pv + rem;
+        xchg(x, peer, acc, peer, in, d->bytes, (unsigned)k);
+        reduce_in(x, in, acc); /* commutative: either operand order gives the same bits */
+    }
+    if (me < 2 * rem) {
+        if (me & 1) xchg(x, me - 1, acc, -1, NULL, d->bytes, 63);
+        else xchg(x, -1, NULL, me + 1, acc, d->bytes, 63);
+    }
+}
+
+sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err)
+{
+    dctx_t x = {.d = d, .tagbase = (d->seq & COLL_SEQ_MASK) << COLL_TAG_BITS, .err = SL_OK};
+    *op_err = 0;
+    __atomic_fetch_add(&ncalls, 1, __ATOMIC_RELAXED);
+    char scratch[2 * COLL_DIRECT_MAX_LIMIT];
+    if (d->bytes > COLL_DIRECT_MAX_LIMIT) return SL_ERR_INVALID;
+    switch (d->kind) {
+    case COLL_BARRIER: barrier(&x); break;
+    case COLL_BCAST:
+        if (d->bytes) bcast(&x);
+        break;
+    case COLL_REDUCE:
+        if (d->bytes) reduce(&x, scratch);
+        break;
+    case COLL_ALLREDUCE:
+        if (d->bytes) allreduce(&x, scratch);
+        break;
+    default: return SL_ERR_INVALID;
+    }
+    *op_err = x.op_err;
+    return x.err;
+}

@@ -1,0 +1,294 @@
+/* The direct path of small blocking collectives (src/coll/direct.c):
+ * MPI_Barrier, Bcast, Reduce and Allreduce up to SLUICE_COLL_DIRECT_MAX
+ * bytes run their algorithm on p2p without a schedule.
+ *
+ * Checked, on every communicator size it runs at (1-8, powers of two and
+ * not): every root, counts 0, 1, odd and at the limit and one element past
+ * it (a schedule), several types and ops, in place, every element against
+ * a reference computed here; that the calls meant for the direct path took
+ * it (coll_direct_calls) and the others did not (a derived type, a
+ * non-commutative op, a forced variant, a limit of -1 read by a new
+ * communicator, a non-blocking collective in flight); results on a split
+ * communicator whose ranks map to scattered world ranks; interleaving with
+ * user messages of the same tags; and a bcast whose receivers expect fewer
+ * elements than the root sends fails with MPI_ERR_TRUNCATE and writes
+ * nothing past their count. */
+#include "coll/coll.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char ctx[160];
+static int me, size;
+#define MT_CONTEXT ctx
+#define MT_RANK me
+#include "mpi_expect.h"
+
+#define OK(call) EXPECT((call) == MPI_SUCCESS)
+#define LIMIT 8192 /* bytes: SLUICE_COLL_DIRECT_MAX's default */
+
+static int val(int rank, int i)
+{
+    return (rank * 7 + i * 13) % 1001 - 500;
+}
+
+/* factors for MPI_PROD: 1..4 with either sign (no overflow over 8 ranks) */
+static long long pval(int rank, int i)
+{
+    return ((rank + i) % 3 ? 1 : -1) * ((rank * 3 + i) % 4 + 1);
+}
+
+/* The calls that took the direct path since the last look. */
+static unsigned long direct_delta(void)
+{
+    static unsigned long seen;
+    unsigned long now = coll_direct_calls(), d = now - seen;
+    seen = now;
+    return d;
+}
+
+static void check_bcast(MPI_Comm c, int n, int cme, int count)
+{
+    int *b = malloc(sizeof(int) * (size_t)(count + 1));
+    for (int root = 0; root < n; root++) {
+        snprintf(ctx, sizeof ctx, "bcast count %d root %d of %d", count, root, n);
+        for (int i = 0; i < count; i++) b[i] = cme == root ? val(root, i) : -7;
+        b[count] = 12345;
+        OK(MPI_Bcast(b, count, MPI_INT, root, c));
+        for (int i = 0; i < count; i++) EXPECT(b[i] == val(root, i));
+        EXPECT(b[count] == 12345);
+    }
+    free(b);
+}
+
+static void check_allreduce(MPI_Comm c, int n, int cme, int count, bool inplace)
+{
+    int *s = malloc(sizeof(int) * (size_t)(count + 1)), *r = malloc(sizeof(int) * (size_t)(count + 1));
+    snprintf(ctx, sizeof ctx, "allreduce count %d of %d%s", count, n, inplace ? " in place" : "");
+    for (int i = 0; i < count; i++) s[i] = val(cme, i), r[i] = inplace ? s[i] : -7;
+    r[count] = 12345;
+    OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, MPI_INT, MPI_SUM, c));
+    for (int i = 0; i < count; i++) {
+        int want = 0;
+        for (int q = 0; q < n; q++) want += val(q, i);
+        EXPECT(r[i] == want);
+    }
+    EXPECT(r[count] == 12345);
+    /* MPI_MAX on doubles, and a bitwise op on bytes */
+    double *ds = malloc(sizeof(double) * (size_t)(count + 1)), *dr = malloc(sizeof(double) * (size_t)(count + 1));
+    for (int i = 0; i < count; i++) ds[i] = val(cme, i) * 0.5;
+    OK(MPI_Allreduce(ds, dr, count, MPI_DOUBLE, MPI_MAX, c));
+    for (int i = 0; i < count; i++) {
+        double want = val(0, i) * 0.5;
+        for (int q = 1; q < n; q++)
+            if (val(q, i) * 0.5 > want) want = val(q, i) * 0.5;
+        EXPECT(dr[i] == want);
+    }
+    unsigned char *us = (unsigned char *)s, *ur = (unsigned char *)r;
+    for (int i = 0; i < count; i++) us[i] = (unsigned char)(0xff ^ (1u << ((cme + i) % 8)));
+    OK(MPI_Allreduce(us, ur, count, MPI_UNSIGNED_CHAR, MPI_BAND, c));
+    for (int i = 0; i < count; i++) {
+        unsigned want = 0xff;
+        for (int q = 0; q < n; q++) want &= 0xff ^ (1u << ((q + i) % 8));
+        EXPECT(ur[i] == want);
+    }
+    free(ds);
+    free(dr);
+    free(s);
+    free(r);
+}
+
+static void check_reduce(MPI_Comm c, int n, int cme, int count, bool inplace)
+{
+    long long *s = malloc(sizeof(long long) * (size_t)(count + 1));
+    long long *r = malloc(sizeof(long long) * (size_t)(count + 1));
+    for (int root = 0; root < n; root++) {
+        snprintf(ctx, sizeof ctx, "reduce count %d root %d of %d%s", count, root, n,
+                 inplace ? " in place" : "");
+        bool ip = inplace && cme == root;
+        for (int i = 0; i < count; i++) s[i] = pval(cme, i), r[i] = ip ? s[i] : -7;
+        r[count] = 12345;
+        OK(MPI_Reduce(ip ? MPI_IN_PLACE : s, r, count, MPI_LONG_LONG, MPI_PROD, root, c));
+        /* the input is untouched on every rank */
+        if (!ip)
+            for (int i = 0; i < count; i++) EXPECT(s[i] == pval(cme, i));
+        if (cme == root) {
+            for (int i = 0; i < count; i++) {
+                long long want = 1;
+                for (int q = 0; q < n; q++) want *= pval(q, i);
+                EXPECT(r[i] == want);
+            }
+        } else {
+            for (int i = 0; i < count; i++) EXPECT(r[i] == -7);
+        }
+        EXPECT(r[count] == 12345);
+    }
+    free(s);
+    free(r);
+}
+
+/* Everything on communicator c (n ranks, this one cme); direct says whether
+ * calls up to LIMIT bytes should have taken the direct path there. */
+static void run_on(MPI_Comm c, bool direct)
+{
+    int n, cme;
+    MPI_Comm_size(c, &n);
+    MPI_Comm_rank(c, &cme);
+    const int counts[] = {0, 1, 7, 100, LIMIT / 8, LIMIT / 4, LIMIT / 4 + 1};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        int count = counts[k];
+        bool small = count * 4 <= LIMIT;
+        direct_delta();
+        OK(MPI_Barrier(c));
+        check_bcast(c, n, cme, count);
+        check_allreduce(c, n, cme, count, false);
+        check_allreduce(c, n, cme, count, true);
+        snprintf(ctx, sizeof ctx, "direct path taken, count %d of %d", count, n);
+        /* a barrier, n bcasts of ints, 2 x 3 allreduces (ints, doubles, bytes) */
+        unsigned long want = 1 + (small ? (unsigned long)n : 0) +
+                             2 * ((small ? 1 : 0) + (count * 8 <= LIMIT ? 1 : 0) + 1);
+        EXPECT(direct_delta() == (direct ? want : 0));
+        if (count * 8 <= LIMIT) { /* long longs */
+            check_reduce(c, n, cme, count, false);
+            check_reduce(c, n, cme, count, true);
+            snprintf(ctx, sizeof ctx, "direct reduce taken, count %d of %d", count, n);
+            EXPECT(direct_delta() == (direct ? 2ul * (unsigned long)n : 0));
+        }
+    }
+}
+
+/* a * b, not commutative: 2x2 integer matrices as 4 ints */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int k = 0; k < *len; k++) {
+        int *a = (int *)in + 4 * k, *b = (int *)inout + 4 * k, c[4];
+        c[0] = a[0] * b[0] + a[1] * b[2];
+        c[1] = a[0] * b[1] + a[1] * b[3];
+        c[2] = a[2] * b[0] + a[3] * b[2];
+        c[3] = a[2] * b[1] + a[3] * b[3];
+        memcpy(b, c, sizeof c);
+    }
+}
+
+/* Calls the direct path must leave to schedules, with their results. */
+static void run_not_direct(void)
+{
+    snprintf(ctx, sizeof ctx, "non-commutative op, %d ranks", size);
+    MPI_Op op;
+    MPI_Datatype quad;
+    OK(MPI_Op_create(matmul, 0, &op));
+    OK(MPI_Type_contiguous(4, MPI_INT, &quad));
+    OK(MPI_Type_commit(&quad));
+    int m[4] = {1, me + 1, 0, 1}, r[4]; /* upper triangular: the product sums the ranks */
+    direct_delta();
+    OK(MPI_Allreduce(m, r, 1, quad, op, MPI_COMM_WORLD));
+    EXPECT(r[0] == 1 && r[1] == size * (size + 1) / 2 && r[2] == 0 && r[3] == 1);
+    EXPECT(direct_delta() == 0);
+    OK(MPI_Op_free(&op));
+    OK(MPI_Type_free(&quad));
+
+    snprintf(ctx, sizeof ctx, "derived type, %d ranks", size);
+    MPI_Datatype holey;
+    OK(MPI_Type_vector(3, 1, 2, MPI_INT, &holey));
+    OK(MPI_Type_commit(&holey));
+    int b[5] = {me ? -1 : 10, 99, me ? -1 : 11, 99, me ? -1 : 12};
+    if (me) b[1] = b[3] = 77;
+    OK(MPI_Bcast(b, 1, holey, 0, MPI_COMM_WORLD));
+    EXPECT(b[0] == 10 && b[2] == 11 && b[4] == 12 && b[1] == (me ? 77 : 99));
+    EXPECT(direct_delta() == 0);
+    OK(MPI_Type_free(&holey));
+
+    snprintf(ctx, sizeof ctx, "a non-blocking collective in flight, %d ranks", size);
+    MPI_Request req;
+    int x = me == 0 ? 42 : 0, s = me, t = 0;
+    OK(MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &req));
+    OK(MPI_Allreduce(&s, &t, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    EXPECT(x == 42 && t == size * (size - 1) / 2);
+
+    snprintf(ctx, sizeof ctx, "a forced variant, %d ranks", size);
+    setenv("SLUICE_COLL_ALLREDUCE", "butterfly", 1);
+    MPI_Comm c;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    direct_delta();
+    OK(MPI_Allreduce(&s, &t, 1, MPI_INT, MPI_SUM, c));
+    EXPECT(t == size * (size - 1) / 2);
+    OK(MPI_Barrier(c)); /* not forced: direct */
+    EXPECT(direct_delta() == 1);
+    OK(MPI_Comm_free(&c));
+    unsetenv("SLUICE_COLL_ALLREDUCE");
+
+    snprintf(ctx, sizeof ctx, "SLUICE_COLL_DIRECT_MAX=-1, %d ranks", size);
+    setenv("SLUICE_COLL_DIRECT_MAX", "-1", 1);
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    run_on(c, false);
+    OK(MPI_Comm_free(&c));
+    unsetenv("SLUICE_COLL_DIRECT_MAX");
+}
+
+/* User messages on the same communicator with the tags the collectives
+ * use inside (0, 1, 63): posted before, matched after; nothing crosses. */
+static void run_interleaved(void)
+{
+    snprintf(ctx, sizeof ctx, "user messages around collectives, %d ranks", size);
+    if (size < 2) return;
+    int to = (me + 1) % size, from = (me + size - 1) % size;
+    int tags[3] = {0, 1, 63}, in[3], out[3];
+    MPI_Request rq[6];
+    for (int i = 0; i < 3; i++) {
+        out[i] = me * 100 + i;
+        OK(MPI_Irecv(&in[i], 1, MPI_INT, from, tags[i], MPI_COMM_WORLD, &rq[i]));
+        OK(MPI_Isend(&out[i], 1, MPI_INT, to, tags[i], MPI_COMM_WORLD, &rq[3 + i]));
+    }
+    int s = 1, t = 0;
+    for (int k = 0; k < 50; k++) {
+        OK(MPI_Allreduce(&s, &t, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        EXPECT(t == size);
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    OK(MPI_Waitall(6, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 3; i++) EXPECT(in[i] == from * 100 + i);
+}
+
+/* The receivers expect 4 ints, the root sends 8: MPI_ERR_TRUNCATE there,
+ * nothing written past 4. */
+static void run_truncate(void)
+{
+    snprintf(ctx, sizeof ctx, "truncated bcast, %d ranks", size);
+    if (size < 2) return;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int b[9];
+    for (int i = 0; i < 9; i++) b[i] = me ? -1 : i;
+    direct_delta();
+    int rc = MPI_Bcast(b, me ? 4 : 8, MPI_INT, 0, MPI_COMM_WORLD), cls = MPI_SUCCESS;
+    EXPECT(direct_delta() == 1);
+    MPI_Error_class(rc, &cls);
+    if (me == 1) EXPECT(cls == MPI_ERR_TRUNCATE); /* a direct child of the root */
+    if (me) {
+        for (int i = 4; i < 9; i++) EXPECT(b[i] == -1);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+int main(int argc, char **argv)
+{
+    OK(MPI_Init(&argc, &argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    run_on(MPI_COMM_WORLD, true);
+    /* scattered world ranks: odd ranks first, in reverse */
+    MPI_Comm rev;
+    OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, size - me, &rev));
+    run_on(rev, true);
+    OK(MPI_Comm_free(&rev));
+    run_not_direct();
+    run_interleaved();
+    run_truncate();
+    OK(MPI_Finalize());
+    if (me == 0) printf("mpi_coll_direct: %d ranks ok\n", size);
+    return 0;
+}
