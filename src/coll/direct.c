@@ -83,23 +83,22 @@ static void check_recv(dctx_t *x, p2p_req_t *r, size_t len)
     else if (st.sent != len) note(x, st.sent > len ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
 }
 
-/* Send len bytes at buf to comm rank peer and/or receive len bytes from
- * it into in (either side may be skipped with peer < 0); returns when both
- * are done, so buf may change afterwards. */
+/* Send len bytes at buf to comm rank `to` and/or receive len bytes from
+ * `from` into in (a side is skipped with a rank < 0); returns when both
+ * are done, so buf may change afterwards.  The send goes first: the peer
+ * waits for it, and a receive posted after it often finds the peer's
+ * message in the short ring already, which completes it at once. */
 static void xchg(dctx_t *x, int to, const void *buf, int from, void *in, size_t len,
                  unsigned tag)
 {
     p2p_req_t *r = NULL, *s = NULL;
     int t = (int)(x->tagbase | tag);
+    if (to >= 0) note(x, p2p_isend_lite(buf, len, world(x, to), t, x->d->ctx, &s));
     if (from >= 0) {
         sl_status_t st = p2p_irecv(in, len, world(x, from), t, x->d->ctx, &r);
-        if (st != SL_OK) {
-            note(x, st);
-            r = NULL;
-        }
+        if (st == SL_OK) check_recv(x, r, len);
+        else note(x, st);
     }
-    if (to >= 0) note(x, p2p_isend_lite(buf, len, world(x, to), t, x->d->ctx, &s));
-    if (r) check_recv(x, r, len);
     if (s) note(x, p2p_wait(s, NULL));
 }
 
