@@ -323,23 +323,30 @@ sl_status_t coll_build(const coll_args_t *args, int rank, int size, const int *w
 
 /* ---- the direct path (direct.c) -------------------------------------------------------------- */
 
-/* Small blocking barrier, bcast, reduce and allreduce run their default
- * variant's algorithm straight on p2p, with no schedule (the per-call
- * work of a schedule is most of a small blocking call's time).  Up to
- * SLUICE_COLL_DIRECT_MAX bytes (at most COLL_DIRECT_MAX_LIMIT); not for a
- * forced variant or executor, a trace, a Graphviz dump, a non-commutative
- * op, or while schedule runs are in flight (their waits drive them). */
+/* Small blocking barrier, bcast, reduce, allreduce, allgather and alltoall
+ * run their default variant's algorithm straight on p2p, with no schedule
+ * (the per-call work of a schedule is most of a small blocking call's
+ * time).  Up to SLUICE_COLL_DIRECT_MAX bytes per rank (at most
+ * COLL_DIRECT_MAX_LIMIT; allgather and alltoall: all blocks together, on
+ * at most COLL_DIRECT_MAX_PEERS ranks); not for a forced variant or
+ * executor, a trace, a Graphviz dump, a non-commutative op, or while
+ * schedule runs are in flight (their waits drive them). */
 #define COLL_DIRECT_MAX_DEFAULT 8192
 #define COLL_DIRECT_MAX_LIMIT 16384
+#define COLL_DIRECT_MAX_PEERS 8
+#define COLL_DIRECT_KINDS                                                                     \
+    (1u << COLL_BARRIER | 1u << COLL_BCAST | 1u << COLL_REDUCE | 1u << COLL_ALLREDUCE |        \
+     1u << COLL_ALLGATHER | 1u << COLL_ALLTOALL)
 typedef struct coll_direct {
-    coll_kind_t kind;   /* COLL_BARRIER, COLL_BCAST, COLL_REDUCE or COLL_ALLREDUCE */
+    coll_kind_t kind;   /* one of COLL_DIRECT_KINDS */
     int rank, size;     /* in the communicator */
     int root;           /* bcast, reduce */
     const int *map;     /* communicator rank -> world rank (NULL: the same) */
     unsigned ctx, seq;  /* the collective context and sequence (as a run's) */
-    const void *sbuf;   /* reduce, allreduce: the input; NULL: in place (rbuf) */
-    void *rbuf;         /* bcast: the data; reductions: the result (root's) */
-    size_t bytes;       /* of one rank's data */
+    const void *sbuf;   /* reductions, allgather, alltoall: the input; NULL: in place */
+    void *rbuf;         /* bcast: the data; the others: the result (root's) */
+    size_t bytes;       /* of one rank's data; allgather, alltoall: of one block received */
+    size_t sbytes;      /* allgather, alltoall: of one block sent (the same in a correct call) */
     const coll_op_t *op;
 } coll_direct_t;
 /* The settings that decide it, read when a communicator first asks (as
@@ -355,15 +362,22 @@ void coll_direct_cfg_read(coll_direct_cfg_t *cfg);
  * its own messages: while runs are in flight, calls take schedules, whose
  * waits drive every run). */
 unsigned coll_runs_active(void);
-/* Does a call of this kind, size and op take the direct path? */
+/* Does a call of this kind take the direct path?  bytes: all this rank
+ * receives (allgather, alltoall) or its data (the others); size: the
+ * communicator's. */
 static inline bool coll_direct_ok(const coll_direct_cfg_t *cfg, coll_kind_t kind, size_t bytes,
-                                  const coll_op_t *op)
+                                  int size, const coll_op_t *op)
 {
-    if (kind > COLL_ALLREDUCE || cfg->max < 0 || bytes > (size_t)cfg->max ||
+    if (!(COLL_DIRECT_KINDS >> kind & 1) || cfg->max < 0 || bytes > (size_t)cfg->max ||
         (cfg->forced >> kind & 1) || sl_trace_on)
+        return false;
+    if ((kind == COLL_ALLGATHER || kind == COLL_ALLTOALL) && size > COLL_DIRECT_MAX_PEERS)
         return false;
     return (!op || op->commute) && coll_runs_active() == 0;
 }
+/* Run it: SL_OK, or the first error (the algorithm still runs to its end,
+ * so that peers are not left waiting); *op_err: the op's first error. */
+sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err);
 /* Calls that took the direct path in this process (tests). */
 unsigned long coll_direct_calls(void);
 /* Run it: SL_OK, or the first error (the algorithm still runs to its end,

@@ -1,6 +1,7 @@
-/* The direct path: small blocking barrier, bcast, reduce and allreduce
- * run their default variant's algorithm straight on p2p in the calling
- * thread, with no schedule built, cached, bound or cascaded.
+/* The direct path: small blocking barrier, bcast, reduce, allreduce,
+ * allgather and alltoall run their default variant's algorithm straight on
+ * p2p in the calling thread, with no schedule built, cached, bound or
+ * cascaded.
  *
  * Why: below a few KiB a blocking collective on shared memory is its
  * per-call work (callgrind, 2 ranks, 4-byte MPI_Allreduce: about 3,400
@@ -31,15 +32,16 @@ static unsigned long ncalls;
 void coll_direct_cfg_read(coll_direct_cfg_t *cfg)
 {
     static const sl_param_id_t kind_param[] = {
-        [COLL_BARRIER] = SL_PARAM_COLL_BARRIER, [COLL_BCAST] = SL_PARAM_COLL_BCAST,
-        [COLL_REDUCE] = SL_PARAM_COLL_REDUCE, [COLL_ALLREDUCE] = SL_PARAM_COLL_ALLREDUCE};
+        [COLL_BARRIER] = SL_PARAM_COLL_BARRIER,     [COLL_BCAST] = SL_PARAM_COLL_BCAST,
+        [COLL_REDUCE] = SL_PARAM_COLL_REDUCE,       [COLL_ALLREDUCE] = SL_PARAM_COLL_ALLREDUCE,
+        [COLL_ALLGATHER] = SL_PARAM_COLL_ALLGATHER, [COLL_ALLTOALL] = SL_PARAM_COLL_ALLTOALL};
     long v = COLL_DIRECT_MAX_DEFAULT;
     if (sl_param_int(SL_PARAM_COLL_DIRECT_MAX, &v) != SL_OK) v = COLL_DIRECT_MAX_DEFAULT;
     /* a forced executor or a Graphviz dump asks for schedules */
     if (coll_exec_setting() == COLL_EXEC_OFFLOAD || *sl_param_str(SL_PARAM_COLL_DOT)) v = -1;
     cfg->forced = 0;
-    for (int k = COLL_BARRIER; k <= COLL_ALLREDUCE; k++)
-        if (*sl_param_str(kind_param[k])) cfg->forced |= 1u << k;
+    for (int k = 0; k <= COLL_ALLTOALL; k++)
+        if ((COLL_DIRECT_KINDS >> k & 1) && *sl_param_str(kind_param[k])) cfg->forced |= 1u << k;
     cfg->max = v;
     cfg->read = true;
 }
@@ -192,13 +194,68 @@ static void allreduce(dctx_t *x, char *in)
     }
 }
 
+/* Pairwise exchange (the default of both below 64 KiB on up to 8 ranks),
+ * every step at once: block i of the result comes from rank i; own is
+ * this rank's block for rank i (allgather: the same block for all). */
+static void exchange(dctx_t *x, const char *own, size_t own_step)
+{
+    const coll_direct_t *d = x->d;
+    int n = d->size, me = d->rank, t = (int)x->tagbase;
+    size_t b = d->bytes, sb = d->sbytes;
+    char *out = d->rbuf;
+    p2p_req_t *rq[COLL_DIRECT_MAX_PEERS], *sq[COLL_DIRECT_MAX_PEERS];
+    if (own + (size_t)me * own_step != out + (size_t)me * b) {
+        if (sb != b) note(x, sb > b ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
+        memcpy(out + (size_t)me * b, own + (size_t)me * own_step, sb < b ? sb : b);
+    }
+    for (int i = 1; i < n; i++) { /* sends first, as xchg */
+        int to = (me + i) % n;
+        sq[i] = NULL;
+        note(x, p2p_isend_lite(own + (size_t)to * own_step, sb, world(x, to), t, d->ctx, &sq[i]));
+    }
+    for (int i = 1; i < n; i++) {
+        int from = (me - i + n) % n;
+        if (p2p_irecv(out + (size_t)from * b, b, world(x, from), t, d->ctx, &rq[i]) != SL_OK) {
+            note(x, SL_ERR_NOMEM);
+            rq[i] = NULL;
+        }
+    }
+    for (int i = 1; i < n; i++)
+        if (rq[i]) check_recv(x, rq[i], b);
+    for (int i = 1; i < n; i++)
+        if (sq[i]) note(x, p2p_wait(sq[i], NULL));
+}
+
+static void allgather(dctx_t *x)
+{
+    const coll_direct_t *d = x->d;
+    /* in place: the own block is where the result keeps it */
+    const char *own = d->sbuf ? d->sbuf : (const char *)d->rbuf + (size_t)d->rank * d->bytes;
+    exchange(x, own, 0);
+}
+
+static void alltoall(dctx_t *x, char *scratch)
+{
+    const coll_direct_t *d = x->d;
+    const char *own = d->sbuf;
+    if (!own) { /* in place: the blocks to send are overwritten by those received */
+        memcpy(scratch, d->rbuf, d->bytes * (size_t)d->size);
+        own = scratch;
+    }
+    exchange(x, own, d->sbytes);
+}
+
 sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err)
 {
     dctx_t x = {.d = d, .tagbase = (d->seq & COLL_SEQ_MASK) << COLL_TAG_BITS, .err = SL_OK};
     *op_err = 0;
     __atomic_fetch_add(&ncalls, 1, __ATOMIC_RELAXED);
     char scratch[2 * COLL_DIRECT_MAX_LIMIT];
-    if (d->bytes > COLL_DIRECT_MAX_LIMIT) return SL_ERR_INVALID;
+    bool blocks = d->kind == COLL_ALLGATHER || d->kind == COLL_ALLTOALL;
+    if ((blocks ? (d->bytes > d->sbytes ? d->bytes : d->sbytes) * (size_t)d->size : d->bytes) >
+            COLL_DIRECT_MAX_LIMIT ||
+        (blocks && d->size > COLL_DIRECT_MAX_PEERS))
+        return SL_ERR_INVALID;
     switch (d->kind) {
     case COLL_BARRIER: barrier(&x); break;
     case COLL_BCAST:
@@ -209,6 +266,12 @@ sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err)
         break;
     case COLL_ALLREDUCE:
         if (d->bytes) allreduce(&x, scratch);
+        break;
+    case COLL_ALLGATHER:
+        if (d->bytes) allgather(&x);
+        break;
+    case COLL_ALLTOALL:
+        if (d->bytes) alltoall(&x, scratch);
         break;
     default: return SL_ERR_INVALID;
     }

@@ -133,6 +133,28 @@ static int everyone(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *
     return err;
 }
 
+/* A blocking Allgather or Alltoall by the direct path when it serves the
+ * call (dense buffers, equal blocks, small, few ranks): its MPI error; -1
+ * when not. */
+static int move_direct(mcomm_t *c, const mv_call_t *k, mdt_type_t *st, mdt_type_t *rt,
+                       const char *fname)
+{
+    void *sa = NULL, *ra;
+    int n = c->size;
+    size_t blen = (size_t)k->rcount * (size_t)rt->size;
+    bool inplace = k->sbuf == MPI_IN_PLACE;
+    MPI_Count scount = k->kind == COLL_ALLTOALL ? (MPI_Count)k->scount * n : k->scount;
+    if (!mcoll_direct_ok(c, k->kind, blen * (size_t)n, NULL)) return -1;
+    if (!mdt_is_contig(rt, (MPI_Count)k->rcount * n, k->rbuf, &ra)) return -1;
+    if (!inplace && !mdt_is_contig(st, scount, k->sbuf, &sa)) return -1;
+    /* a send block of another length (an erroneous call) is reported by
+     * the receives, on the same path on every rank */
+    size_t sblen = inplace ? blen : (size_t)k->scount * (size_t)st->size;
+    if (sblen * (size_t)n > COLL_DIRECT_MAX_LIMIT) return -1;
+    return mcoll_direct(c, &(coll_direct_t){.kind = k->kind, .sbuf = sa, .rbuf = ra,
+                                            .bytes = blen, .sbytes = sblen}, fname);
+}
+
 static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req,
                     const char *fname)
 {
@@ -179,6 +201,10 @@ static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Re
     }
     if (!err && mode != MCOLL_BLOCKING && !req)
         err = mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
+    if (!err && mode == MCOLL_BLOCKING && !w && !k->vform && !rooted_kind && !c->inter) {
+        int e = move_direct(c, k, st, rt, fname);
+        if (e >= 0) return e;
+    }
     mcoll_t *m = err ? NULL : mcoll_new(c);
     if (!err && !m) err = mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     if (!err) {

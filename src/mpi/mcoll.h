@@ -110,7 +110,7 @@ static inline bool mcoll_direct_ok(mcomm_t *c, coll_kind_t kind, size_t bytes,
 {
     if (c->inter) return false;
     if (!c->coll_direct.read) coll_direct_cfg_read(&c->coll_direct);
-    return coll_direct_ok(&c->coll_direct, kind, bytes, op);
+    return coll_direct_ok(&c->coll_direct, kind, bytes, c->size, op);
 }
 /* Build the schedule of m->args and run it as mode says: blocking (wait
  * here), non-blocking (*req), persistent (*req, inactive).  Frees m on

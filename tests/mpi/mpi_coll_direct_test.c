@@ -1,6 +1,7 @@
 /* The direct path of small blocking collectives (src/coll/direct.c):
- * MPI_Barrier, Bcast, Reduce and Allreduce up to SLUICE_COLL_DIRECT_MAX
- * bytes run their algorithm on p2p without a schedule.
+ * MPI_Barrier, Bcast, Reduce, Allreduce, Allgather and Alltoall up to
+ * SLUICE_COLL_DIRECT_MAX bytes run their algorithm on p2p without a
+ * schedule.
  *
  * Checked, on every communicator size it runs at (1-8, powers of two and
  * not): every root, counts 0, 1, odd and at the limit and one element past
@@ -129,6 +130,39 @@ static void check_reduce(MPI_Comm c, int n, int cme, int count, bool inplace)
     free(r);
 }
 
+/* Allgather and alltoall of count ints per block, both not in place and in
+ * place; block i of the result comes from rank i. */
+static void check_moves(MPI_Comm c, int n, int cme, int count)
+{
+    size_t all = (size_t)count * (size_t)n;
+    int *s = malloc(sizeof(int) * (all + 1)), *r = malloc(sizeof(int) * (all + 1));
+    for (int ip = 0; ip < 2; ip++) {
+        snprintf(ctx, sizeof ctx, "allgather count %d of %d%s", count, n, ip ? " in place" : "");
+        for (int i = 0; i < count; i++) s[i] = val(cme, i);
+        for (size_t i = 0; i < all; i++) r[i] = -7;
+        if (ip) memcpy(r + (size_t)cme * count, s, sizeof(int) * (size_t)count);
+        r[all] = 12345;
+        OK(MPI_Allgather(ip ? MPI_IN_PLACE : s, count, MPI_INT, r, count, MPI_INT, c));
+        for (int q = 0; q < n; q++)
+            for (int i = 0; i < count; i++) EXPECT(r[(size_t)q * count + i] == val(q, i));
+        EXPECT(r[all] == 12345);
+
+        snprintf(ctx, sizeof ctx, "alltoall count %d of %d%s", count, n, ip ? " in place" : "");
+        /* block for rank q: val(me * n + q, i) */
+        for (int q = 0; q < n; q++)
+            for (int i = 0; i < count; i++) s[(size_t)q * count + i] = val(cme * n + q, i);
+        if (ip) memcpy(r, s, sizeof(int) * all);
+        else
+            for (size_t i = 0; i < all; i++) r[i] = -7;
+        OK(MPI_Alltoall(ip ? MPI_IN_PLACE : s, count, MPI_INT, r, count, MPI_INT, c));
+        for (int q = 0; q < n; q++)
+            for (int i = 0; i < count; i++) EXPECT(r[(size_t)q * count + i] == val(q * n + cme, i));
+        EXPECT(r[all] == 12345);
+    }
+    free(s);
+    free(r);
+}
+
 /* Everything on communicator c (n ranks, this one cme); direct says whether
  * calls up to LIMIT bytes should have taken the direct path there. */
 static void run_on(MPI_Comm c, bool direct)
@@ -145,10 +179,12 @@ static void run_on(MPI_Comm c, bool direct)
         check_bcast(c, n, cme, count);
         check_allreduce(c, n, cme, count, false);
         check_allreduce(c, n, cme, count, true);
+        check_moves(c, n, cme, count);
         snprintf(ctx, sizeof ctx, "direct path taken, count %d of %d", count, n);
         /* a barrier, n bcasts of ints, 2 x 3 allreduces (ints, doubles, bytes) */
         unsigned long want = 1 + (small ? (unsigned long)n : 0) +
-                             2 * ((small ? 1 : 0) + (count * 8 <= LIMIT ? 1 : 0) + 1);
+                             2 * ((small ? 1 : 0) + (count * 8 <= LIMIT ? 1 : 0) + 1) +
+                             (count * 4 * n <= LIMIT ? 4 : 0); /* allgathers, alltoalls */
         EXPECT(direct_delta() == (direct ? want : 0));
         if (count * 8 <= LIMIT) { /* long longs */
             check_reduce(c, n, cme, count, false);
