@@ -250,12 +250,13 @@ sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err)
     dctx_t x = {.d = d, .tagbase = (d->seq & COLL_SEQ_MASK) << COLL_TAG_BITS, .err = SL_OK};
     *op_err = 0;
     __atomic_fetch_add(&ncalls, 1, __ATOMIC_RELAXED);
-    char scratch[2 * COLL_DIRECT_MAX_LIMIT];
     bool blocks = d->kind == COLL_ALLGATHER || d->kind == COLL_ALLTOALL;
     if ((blocks ? (d->bytes > d->sbytes ? d->bytes : d->sbytes) * (size_t)d->size : d->bytes) >
             COLL_DIRECT_MAX_LIMIT ||
         (blocks && d->size > COLL_DIRECT_MAX_PEERS))
         return SL_ERR_INVALID;
+    /* reduce: two rank's data; allreduce: one; alltoall in place: all blocks */
+    char scratch[d->kind == COLL_ALLTOALL ? d->bytes * (size_t)d->size + 1 : 2 * d->bytes + 1];
     switch (d->kind) {
     case COLL_BARRIER: barrier(&x); break;
     case COLL_BCAST:

@@ -39,8 +39,9 @@ typedef struct mcomm {
 } mcomm_t;
 
 /* Collective traffic of a communicator runs on ctx | MCOMM_COLL_CTX, apart
- * from its user messages; context ids are below it. */
-#define MCOMM_COLL_CTX 0x8000u
+ * from its user messages; context ids are below it.  Its receives are
+ * posted at the lengths the senders send (P2P_CTX_EXACT). */
+#define MCOMM_COLL_CTX P2P_CTX_EXACT
 #define MCOMM_MAX_CTX 0x7fffu
 
 extern int mpi_state;           /* 0 before MPI_Init, 1 running, 2 finalized */

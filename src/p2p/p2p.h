@@ -29,6 +29,13 @@
 #define P2P_ANY_TAG (-1)
 #define P2P_TAG_MAX 0x7fffffff
 #define P2P_CTX_MAX 0xffff
+/* Contexts with this bit promise that every receive is posted with the
+ * length of the message it gets (the MPI layer's collective traffic).
+ * Their messages up to the eager limit are then not numbered for
+ * RECEIVER_READYs (seq.c), which only longer receives send, on either
+ * side: both sides skip the same messages.  (A receive of another length
+ * there only loses hints: the numbers are never a correctness condition.) */
+#define P2P_CTX_EXACT 0x8000u
 
 typedef struct p2p_status {
     int source, tag;

@@ -253,10 +253,12 @@ sl_status_t p2p_seq_init(void);
 void p2p_seq_fini(void);
 /* The sequence number of the next send to (peer, ctx, tag), and whether a
  * RECEIVER_READY for exactly that send is stored (consumed if so). */
-bool p2p_seq_send(int peer, unsigned ctx, int tag, uint32_t *seq);
-uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag);
-void p2p_seq_unrecv(int peer, unsigned ctx, int tag, uint32_t seq);
-void p2p_seq_unsend(int peer, unsigned ctx, int tag);
+/* len: the message's (send) or the receive's length: on P2P_CTX_EXACT
+ * contexts those up to the eager limit are not numbered (p2p.h). */
+bool p2p_seq_send(int peer, unsigned ctx, int tag, size_t len, uint32_t *seq);
+uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag, size_t len);
+void p2p_seq_unrecv(int peer, unsigned ctx, int tag, size_t len, uint32_t seq);
+void p2p_seq_unsend(int peer, unsigned ctx, int tag, size_t len);
 void p2p_seq_rr_arrived(const ptl_event_t *ev);
 /* Does peer arrive together with us (stale RECEIVER_READYs, landed direct
  * puts): should a large send to it put directly without a RECEIVER_READY? */

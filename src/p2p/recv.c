@@ -67,7 +67,7 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
     r->ctx = ctx;
     r->wild = src == P2P_ANY_SOURCE || tag == P2P_ANY_TAG;
     if (r->wild) P.wild_pending++;
-    else r->seq = p2p_seq_recv(src, ctx, tag);
+    else r->seq = p2p_seq_recv(src, ctx, tag, len);
     /* a short message waiting here is older than any the engine holds
      * from its sender (short.c) */
     if (p2p_short_recv(r) || p2p_short_defer(r)) {
@@ -79,7 +79,7 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
     sl_status_t st = p2p_recv_append(r);
     if (st != SL_OK) {
         if (r->wild) P.wild_pending--;
-        else p2p_seq_unrecv(src, ctx, tag, r->seq);
+        else p2p_seq_unrecv(src, ctx, tag, len, r->seq);
         p2p_req_put(r);
         return st;
     }
@@ -129,7 +129,7 @@ void p2p_recv_resolve(p2p_req_t *r, int src, int tag, size_t sent)
     r->st.error = sent > r->len ? SL_ERR_TRUNCATE : SL_OK;
     if (r->wild) { /* resolved: count it for its actual source and tag */
         P.wild_pending--;
-        (void)p2p_seq_recv(src, r->ctx, tag);
+        (void)p2p_seq_recv(src, r->ctx, tag, r->len);
     }
 }
 
@@ -209,7 +209,7 @@ bool p2p_cancel(p2p_req_t *r)
     if (r->matched || r->done) return false;
     if (!p2p_short_unpost(r) && PtlMEUnlink(r->me) != PTL_OK) return false;
     if (r->wild) P.wild_pending--;
-    else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->seq);
+    else p2p_seq_unrecv(r->src, r->ctx, r->tag, r->len, r->seq);
     r->st.cancelled = true;
     p2p_req_done(r);
     /* with threads, the one asleep in the engine may be waiting for r:

@@ -241,7 +241,7 @@ static sl_status_t send_portals(p2p_req_t *r)
         p2p_rr_drain();
     }
     uint32_t seq;
-    bool rr = p2p_seq_send(dst, ctx, tag, &seq);
+    bool rr = p2p_seq_send(dst, ctx, tag, len, &seq);
     sl_status_t st;
     p2p_proto_t proto = choose(len, r->sync, rr, dst);
     if (proto == P2P_PROTO_HYBRID && P.hybrid_bytes + len > P2P_HYBRID_BUDGET) {
@@ -262,7 +262,7 @@ static sl_status_t send_portals(p2p_req_t *r)
     case P2P_PROTO_TRADITIONAL: st = send_rts(r, dst, ctx, tag), P.stats.traditional++; break;
     default: st = send_rndv(r, dst, ctx, tag, P.rdrp_first), P.stats.send_rndv++; break;
     }
-    if (st != SL_OK) p2p_seq_unsend(dst, ctx, tag); /* it never started: keep the numbers aligned */
+    if (st != SL_OK) p2p_seq_unsend(dst, ctx, tag, len); /* it never started: keep the numbers aligned */
     return st;
 }
 
@@ -287,7 +287,7 @@ static sl_status_t send_start(const void *buf, size_t len, int dst, int tag, uns
     if (p2p_short_route(dst, len, sync) == SH_SHORT) {
         if (!lite && !(r = p2p_req_new(RQ_SEND, (void *)buf, len))) return SL_ERR_NOMEM;
         uint32_t seq; /* counted as every send is, for the RECEIVER_READY numbers */
-        (void)p2p_seq_send(dst, ctx, tag, &seq);
+        (void)p2p_seq_send(dst, ctx, tag, len, &seq);
         p2p_short_put(buf, len, dst, tag, ctx);
         P.stats.short_msgs++;
         SL_TRACE('i', "p2p", "short", 0, "\"peer\":%d,\"bytes\":%zu,\"tag\":%d", dst, len,
