@@ -323,11 +323,11 @@ sl_status_t coll_build(const coll_args_t *args, int rank, int size, const int *w
 
 /* ---- the direct path (direct.c) -------------------------------------------------------------- */
 
-/* Small blocking barrier, bcast, reduce, allreduce, allgather and alltoall
- * run their default variant's algorithm straight on p2p, with no schedule
- * (the per-call work of a schedule is most of a small blocking call's
- * time).  Up to SLUICE_COLL_DIRECT_MAX bytes per rank (at most
- * COLL_DIRECT_MAX_LIMIT; allgather and alltoall: all blocks together, on
+/* Small blocking barrier, bcast, reduce, allreduce, gather, scatter,
+ * allgather and alltoall run a variant's algorithm straight on p2p, with
+ * no schedule (the per-call work of a schedule is most of a small blocking
+ * call's time).  Up to SLUICE_COLL_DIRECT_MAX bytes per rank (at most
+ * COLL_DIRECT_MAX_LIMIT; the block collectives: all blocks together, on
  * at most COLL_DIRECT_MAX_PEERS ranks); not for a forced variant or
  * executor, a trace, a Graphviz dump, a non-commutative op, or while
  * schedule runs are in flight (their waits drive them). */
@@ -336,17 +336,17 @@ sl_status_t coll_build(const coll_args_t *args, int rank, int size, const int *w
 #define COLL_DIRECT_MAX_PEERS 8
 #define COLL_DIRECT_KINDS                                                                     \
     (1u << COLL_BARRIER | 1u << COLL_BCAST | 1u << COLL_REDUCE | 1u << COLL_ALLREDUCE |        \
-     1u << COLL_ALLGATHER | 1u << COLL_ALLTOALL)
+     1u << COLL_GATHER | 1u << COLL_SCATTER | 1u << COLL_ALLGATHER | 1u << COLL_ALLTOALL)
 typedef struct coll_direct {
     coll_kind_t kind;   /* one of COLL_DIRECT_KINDS */
     int rank, size;     /* in the communicator */
     int root;           /* bcast, reduce */
     const int *map;     /* communicator rank -> world rank (NULL: the same) */
     unsigned ctx, seq;  /* the collective context and sequence (as a run's) */
-    const void *sbuf;   /* reductions, allgather, alltoall: the input; NULL: in place */
-    void *rbuf;         /* bcast: the data; the others: the result (root's) */
-    size_t bytes;       /* of one rank's data; allgather, alltoall: of one block received */
-    size_t sbytes;      /* allgather, alltoall: of one block sent (the same in a correct call) */
+    const void *sbuf;   /* the input (bcast: unused); NULL: in place */
+    void *rbuf;         /* bcast: the data; the others: the result; NULL: in place (scatter) */
+    size_t bytes;       /* of one rank's data; block collectives: of one block received */
+    size_t sbytes;      /* block collectives: of one block sent (the same in a correct call) */
     const coll_op_t *op;
 } coll_direct_t;
 /* The settings that decide it, read when a communicator first asks (as
@@ -371,8 +371,7 @@ static inline bool coll_direct_ok(const coll_direct_cfg_t *cfg, coll_kind_t kind
     if (!(COLL_DIRECT_KINDS >> kind & 1) || cfg->max < 0 || bytes > (size_t)cfg->max ||
         (cfg->forced >> kind & 1) || sl_trace_on)
         return false;
-    if ((kind == COLL_ALLGATHER || kind == COLL_ALLTOALL) && size > COLL_DIRECT_MAX_PEERS)
-        return false;
+    if (kind >= COLL_GATHER && size > COLL_DIRECT_MAX_PEERS) return false; /* block collectives */
     return (!op || op->commute) && coll_runs_active() == 0;
 }
 /* Run it: SL_OK, or the first error (the algorithm still runs to its end,

@@ -1,5 +1,5 @@
 /* The direct path: small blocking barrier, bcast, reduce, allreduce,
- * allgather and alltoall run their default variant's algorithm straight on
+ * gather, scatter, allgather and alltoall run their default variant's algorithm straight on
  * p2p in the calling thread, with no schedule built, cached, bound or
  * cascaded.
  *
@@ -34,6 +34,7 @@ void coll_direct_cfg_read(coll_direct_cfg_t *cfg)
     static const sl_param_id_t kind_param[] = {
         [COLL_BARRIER] = SL_PARAM_COLL_BARRIER,     [COLL_BCAST] = SL_PARAM_COLL_BCAST,
         [COLL_REDUCE] = SL_PARAM_COLL_REDUCE,       [COLL_ALLREDUCE] = SL_PARAM_COLL_ALLREDUCE,
+        [COLL_GATHER] = SL_PARAM_COLL_GATHER,       [COLL_SCATTER] = SL_PARAM_COLL_SCATTER,
         [COLL_ALLGATHER] = SL_PARAM_COLL_ALLGATHER, [COLL_ALLTOALL] = SL_PARAM_COLL_ALLTOALL};
     long v = COLL_DIRECT_MAX_DEFAULT;
     if (sl_param_int(SL_PARAM_COLL_DIRECT_MAX, &v) != SL_OK) v = COLL_DIRECT_MAX_DEFAULT;
@@ -245,12 +246,64 @@ static void alltoall(dctx_t *x, char *scratch)
     exchange(x, own, d->sbytes);
 }
 
+/* Flat gather and scatter: the root's n - 1 messages all at once (at
+ * these sizes and rank counts one round beats the default tree's
+ * log2 n dependent ones, as for allgather). */
+static void gather(dctx_t *x)
+{
+    const coll_direct_t *d = x->d;
+    int n = d->size, me = d->rank, t = (int)x->tagbase;
+    size_t b = d->bytes, sb = d->sbytes;
+    if (me != d->root) {
+        xchg(x, d->root, d->sbuf, -1, NULL, sb, 0);
+        return;
+    }
+    char *out = d->rbuf;
+    p2p_req_t *rq[COLL_DIRECT_MAX_PEERS];
+    for (int q = 0; q < n; q++) {
+        rq[q] = NULL;
+        if (q != me && p2p_irecv(out + (size_t)q * b, b, world(x, q), t, d->ctx, &rq[q]) != SL_OK)
+            note(x, SL_ERR_NOMEM);
+    }
+    if (d->sbuf) { /* not in place: the root's own block */
+        if (sb != b) note(x, sb > b ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
+        memcpy(out + (size_t)me * b, d->sbuf, sb < b ? sb : b);
+    }
+    for (int q = 0; q < n; q++)
+        if (rq[q]) check_recv(x, rq[q], b);
+}
+
+static void scatter(dctx_t *x)
+{
+    const coll_direct_t *d = x->d;
+    int n = d->size, me = d->rank, t = (int)x->tagbase;
+    size_t b = d->bytes, sb = d->sbytes;
+    if (me != d->root) {
+        xchg(x, -1, NULL, d->root, d->rbuf, b, 0);
+        return;
+    }
+    const char *in = d->sbuf;
+    p2p_req_t *sq[COLL_DIRECT_MAX_PEERS];
+    for (int q = 0; q < n; q++) {
+        sq[q] = NULL;
+        if (q != me)
+            note(x, p2p_isend_lite(in + (size_t)q * sb, sb, world(x, q), t, d->ctx, &sq[q]));
+    }
+    if (d->rbuf) { /* not in place */
+        if (sb != b) note(x, sb > b ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
+        memcpy(d->rbuf, in + (size_t)me * sb, sb < b ? sb : b);
+    }
+    for (int q = 0; q < n; q++)
+        if (sq[q]) note(x, p2p_wait(sq[q], NULL));
+}
+
 sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err)
 {
     dctx_t x = {.d = d, .tagbase = (d->seq & COLL_SEQ_MASK) << COLL_TAG_BITS, .err = SL_OK};
     *op_err = 0;
     __atomic_fetch_add(&ncalls, 1, __ATOMIC_RELAXED);
-    bool blocks = d->kind == COLL_ALLGATHER || d->kind == COLL_ALLTOALL;
+    bool blocks = d->kind == COLL_ALLGATHER || d->kind == COLL_ALLTOALL ||
+                  d->kind == COLL_GATHER || d->kind == COLL_SCATTER;
     if ((blocks ? (d->bytes > d->sbytes ? d->bytes : d->sbytes) * (size_t)d->size : d->bytes) >
             COLL_DIRECT_MAX_LIMIT ||
         (blocks && d->size > COLL_DIRECT_MAX_PEERS))
@@ -273,6 +326,12 @@ sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err)
         break;
     case COLL_ALLTOALL:
         if (d->bytes) alltoall(&x, scratch);
+        break;
+    case COLL_GATHER:
+        if (d->bytes || d->sbytes) gather(&x);
+        break;
+    case COLL_SCATTER:
+        if (d->bytes || d->sbytes) scatter(&x);
         break;
     default: return SL_ERR_INVALID;
     }

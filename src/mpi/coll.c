@@ -278,7 +278,7 @@ int mcoll_error(const mcoll_t *m)
     return status_err(coll_run_op_error(m->run), coll_run_error(m->run));
 }
 
-int mcoll_direct(mcomm_t *c, coll_direct_t *d, const char *fname)
+static int direct_run(mcomm_t *c, coll_direct_t *d)
 {
     int oe;
     d->rank = c->rank;
@@ -287,7 +287,53 @@ int mcoll_direct(mcomm_t *c, coll_direct_t *d, const char *fname)
     d->ctx = c->ctx | MCOMM_COLL_CTX;
     d->seq = mcoll_next_seq(c, false);
     int err = status_err(0, coll_direct_run(d, &oe));
-    if (oe) err = oe;
+    return oe ? oe : err;
+}
+
+static bool dense(const mcoll_dbuf_t *b, void **addr)
+{
+    *addr = NULL;
+    return !b || !b->t || mdt_is_contig(b->t, b->count, b->buf, addr);
+}
+
+/* A side that is not dense goes through a stream on the stack (the
+ * direct path's sizes are small); kept out of the dense calls' frame. */
+static __attribute__((noinline)) int direct_packed(mcomm_t *c, coll_direct_t *d,
+                                                   const mcoll_dbuf_t *s, const mcoll_dbuf_t *r)
+{
+    char tmp[2][COLL_DIRECT_MAX_LIMIT];
+    const mcoll_dbuf_t *side[2] = {s, r};
+    void *stream[2];
+    bool packed[2];
+    for (int i = 0; i < 2; i++) {
+        const mcoll_dbuf_t *b = side[i];
+        packed[i] = !dense(b, &stream[i]);
+        if (!packed[i]) continue;
+        if ((size_t)(b->count * b->t->size) > sizeof tmp[i]) return MPI_ERR_TRUNCATE;
+        stream[i] = tmp[i];
+        if (b->in) mdt_pack(b->t, b->buf, b->count, tmp[i]);
+    }
+    d->sbuf = stream[0];
+    d->rbuf = stream[1];
+    int err = direct_run(c, d);
+    for (int i = 0; i < 2; i++)
+        if (packed[i] && side[i]->out && !err)
+            mdt_unpack(side[i]->t, (void *)(uintptr_t)side[i]->buf, side[i]->count, stream[i]);
+    return err;
+}
+
+int mcoll_direct(mcomm_t *c, coll_direct_t *d, const mcoll_dbuf_t *s, const mcoll_dbuf_t *r,
+                 const char *fname)
+{
+    void *sa, *ra;
+    int err;
+    if (dense(s, &sa) && dense(r, &ra)) {
+        d->sbuf = sa;
+        d->rbuf = ra;
+        err = direct_run(c, d);
+    } else {
+        err = direct_packed(c, d, s, r);
+    }
     return err ? mpi_err(c, err, fname, "the collective failed") : MPI_SUCCESS;
 }
 

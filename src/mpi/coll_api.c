@@ -16,7 +16,7 @@ static int barrier_any(MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req, const
     if (err) return err;
     if (mode != MCOLL_BLOCKING && !req) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
     if (mode == MCOLL_BLOCKING && mcoll_direct_ok(c, COLL_BARRIER, 0, NULL))
-        return mcoll_direct(c, &(coll_direct_t){.kind = COLL_BARRIER}, fname);
+        return mcoll_direct(c, &(coll_direct_t){.kind = COLL_BARRIER}, NULL, NULL, fname);
     mcoll_t *m = mcoll_new(c);
     if (!m) return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     m->args = (coll_args_t){.kind = COLL_BARRIER};
@@ -65,15 +65,13 @@ static int bcast_any(const bcast_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MP
     if (!err && !idle) err = mcoll_check_buf(c, k->buf, k->count, k->dt, &t, false, fname);
     if (err) return err;
     if (mode != MCOLL_BLOCKING && !req) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
-    void *addr;
+    bool is_root = mcoll_is_root(c, k->root);
     size_t bytes = idle ? 0 : (size_t)k->count * (size_t)t->size;
-    if (mode == MCOLL_BLOCKING && mcoll_direct_ok(c, COLL_BCAST, bytes, NULL) &&
-        mdt_is_contig(t, k->count, k->buf, &addr))
-        return mcoll_direct(c, &(coll_direct_t){.kind = COLL_BCAST, .root = k->root,
-                                                .rbuf = addr, .bytes = bytes}, fname);
+    if (mode == MCOLL_BLOCKING && mcoll_direct_ok(c, COLL_BCAST, bytes, NULL))
+        return mcoll_direct(c, &(coll_direct_t){.kind = COLL_BCAST, .root = k->root, .bytes = bytes},
+                            NULL, &(mcoll_dbuf_t){k->buf, k->count, t, is_root, !is_root}, fname);
     mcoll_t *m = mcoll_new(c);
     if (!m) return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
-    bool is_root = mcoll_is_root(c, k->root);
     if (!idle && mcoll_side(m, COLL_RBUF, k->buf, k->count, t, is_root, !is_root)) {
         mcoll_free(m);
         return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
@@ -117,21 +115,21 @@ static int red_check(mcomm_t *c, const red_call_t *k, int count, mdt_type_t **t,
 }
 
 /* A blocking Reduce or Allreduce by the direct path when it serves the
- * call (dense buffers, small, commutative): its MPI error; -1 when not. */
+ * call (small, commutative): its MPI error; -1 when not. */
 static int red_direct(mcomm_t *c, const red_call_t *k, mdt_type_t *t, const mop_plan_t *p,
                       const char *fname)
 {
     mcoll_op_t op;
-    void *sa = NULL, *ra = NULL;
     size_t bytes = (size_t)k->count * (size_t)t->size;
     bool is_root = k->kind == COLL_ALLREDUCE || c->rank == k->root;
+    bool inplace = k->sbuf == MPI_IN_PLACE;
     mcoll_op_init(&op, p);
     if (!mcoll_direct_ok(c, k->kind, bytes, &op.base)) return -1;
-    if (k->sbuf != MPI_IN_PLACE && !mdt_is_contig(t, k->count, k->sbuf, &sa)) return -1;
-    if (is_root && !mdt_is_contig(t, k->count, k->rbuf, &ra)) return -1;
-    return mcoll_direct(c, &(coll_direct_t){.kind = k->kind, .root = k->root, .sbuf = sa,
-                                            .rbuf = ra, .bytes = bytes, .op = &op.base},
-                        fname);
+    mcoll_dbuf_t s = {k->sbuf, k->count, inplace ? NULL : t, true, false};
+    mcoll_dbuf_t r = {k->rbuf, k->count, is_root ? t : NULL, inplace, true};
+    return mcoll_direct(c, &(coll_direct_t){.kind = k->kind, .root = k->root, .bytes = bytes,
+                                            .op = &op.base},
+                        &s, &r, fname);
 }
 
 static int red_any(const red_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req,

@@ -134,25 +134,47 @@ static int everyone(mcoll_t *m, const mv_call_t *k, mdt_type_t *st, mdt_type_t *
 }
 
 /* A blocking Allgather or Alltoall by the direct path when it serves the
- * call (dense buffers, equal blocks, small, few ranks): its MPI error; -1
- * when not. */
+ * call (equal blocks, small, few ranks): its MPI error; -1 when not. */
 static int move_direct(mcomm_t *c, const mv_call_t *k, mdt_type_t *st, mdt_type_t *rt,
                        const char *fname)
 {
-    void *sa = NULL, *ra;
     int n = c->size;
     size_t blen = (size_t)k->rcount * (size_t)rt->size;
     bool inplace = k->sbuf == MPI_IN_PLACE;
     MPI_Count scount = k->kind == COLL_ALLTOALL ? (MPI_Count)k->scount * n : k->scount;
     if (!mcoll_direct_ok(c, k->kind, blen * (size_t)n, NULL)) return -1;
-    if (!mdt_is_contig(rt, (MPI_Count)k->rcount * n, k->rbuf, &ra)) return -1;
-    if (!inplace && !mdt_is_contig(st, scount, k->sbuf, &sa)) return -1;
     /* a send block of another length (an erroneous call) is reported by
      * the receives, on the same path on every rank */
     size_t sblen = inplace ? blen : (size_t)k->scount * (size_t)st->size;
-    if (sblen * (size_t)n > COLL_DIRECT_MAX_LIMIT) return -1;
-    return mcoll_direct(c, &(coll_direct_t){.kind = k->kind, .sbuf = sa, .rbuf = ra,
-                                            .bytes = blen, .sbytes = sblen}, fname);
+    mcoll_dbuf_t s = {k->sbuf, scount, inplace ? NULL : st, true, false};
+    mcoll_dbuf_t r = {k->rbuf, (MPI_Count)k->rcount * n, rt, inplace, true};
+    return mcoll_direct(c, &(coll_direct_t){.kind = k->kind, .bytes = blen, .sbytes = sblen},
+                        &s, &r, fname);
+}
+
+/* The same for a blocking Gather or Scatter: the root's many-block side
+ * and every rank's one block. */
+static int rooted_direct(mcomm_t *c, const mv_call_t *k, mdt_type_t *st, mdt_type_t *rt,
+                         const char *fname)
+{
+    bool gather = k->kind == COLL_GATHER, is_root = c->rank == k->root;
+    int n = c->size;
+    mdt_type_t *vt = gather ? rt : st, *ot = gather ? st : rt;
+    const void *vbuf = gather ? k->rbuf : k->sbuf, *obuf = gather ? k->sbuf : k->rbuf;
+    int vcount = gather ? k->rcount : k->scount, ocount = gather ? k->scount : k->rcount;
+    bool inplace = is_root && obuf == MPI_IN_PLACE;
+    size_t olen = inplace ? 0 : (size_t)ocount * (size_t)ot->size;
+    size_t vlen = is_root ? (size_t)vcount * (size_t)vt->size : olen;
+    if (inplace) olen = vlen;
+    if (!mcoll_direct_ok(c, k->kind, vlen * (size_t)n, NULL)) return -1;
+    /* the root's blocks (output of a gather, input of a scatter), and the
+     * rank's own block (input of a gather, output of a scatter) */
+    mcoll_dbuf_t v = {vbuf, (MPI_Count)vcount * n, is_root ? vt : NULL, !gather || inplace, gather};
+    mcoll_dbuf_t o = {obuf, ocount, inplace ? NULL : ot, gather, !gather};
+    coll_direct_t d = {.kind = k->kind, .root = k->root};
+    if (gather) d.bytes = vlen, d.sbytes = olen;
+    else d.bytes = olen, d.sbytes = vlen;
+    return gather ? mcoll_direct(c, &d, &o, &v, fname) : mcoll_direct(c, &d, &v, &o, fname);
 }
 
 static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Request *req,
@@ -201,8 +223,8 @@ static int move_any(const mv_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Re
     }
     if (!err && mode != MCOLL_BLOCKING && !req)
         err = mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
-    if (!err && mode == MCOLL_BLOCKING && !w && !k->vform && !rooted_kind && !c->inter) {
-        int e = move_direct(c, k, st, rt, fname);
+    if (!err && mode == MCOLL_BLOCKING && !w && !k->vform && !c->inter) {
+        int e = rooted_kind ? rooted_direct(c, k, st, rt, fname) : move_direct(c, k, st, rt, fname);
         if (e >= 0) return e;
     }
     mcoll_t *m = err ? NULL : mcoll_new(c);

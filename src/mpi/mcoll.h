@@ -99,10 +99,24 @@ int mcoll_side_va(mcoll_t *m, int side, void *buf, int n, const int *counts, con
 void mcoll_set_op(mcoll_t *m, const mop_plan_t *p);
 /* o applies plan p (no Portals atomic looked up: the host's op). */
 void mcoll_op_init(mcoll_op_t *o, const mop_plan_t *p);
+/* A user buffer of the direct path: count elements of t at buf, read as
+ * input and/or written as output.  t NULL: none (in place, or a side this
+ * rank does not use). */
+typedef struct mcoll_dbuf {
+    const void *buf;
+    MPI_Count count;
+    mdt_type_t *t;
+    bool in, out;
+} mcoll_dbuf_t;
 /* A blocking call on an intracommunicator by src/coll's direct path
- * (coll_direct_ok said yes): rank, size, context and sequence are filled
- * in here.  Returns the MPI error (reported). */
-int mcoll_direct(mcomm_t *c, coll_direct_t *d, const char *fname);
+ * (coll_direct_ok said yes) with its send and receive sides s and r:
+ * rank, size, context, sequence and the streams are filled in here (a
+ * side that is not dense is packed into a stream and unpacked after, so
+ * the choice of path never depends on a rank's own layout: MPI lets ranks
+ * describe the same data with different datatypes).  Returns the MPI
+ * error (reported). */
+int mcoll_direct(mcomm_t *c, coll_direct_t *d, const mcoll_dbuf_t *s, const mcoll_dbuf_t *r,
+                 const char *fname);
 /* Does a blocking call on c take the direct path (coll_direct_ok, with c's
  * settings)? */
 static inline bool mcoll_direct_ok(mcomm_t *c, coll_kind_t kind, size_t bytes,

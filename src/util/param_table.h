@@ -179,8 +179,8 @@
       "path: write a Chrome/Perfetto trace of schedules, triggered operations, p2p protocol " \
       "steps and credit stalls to path.<rank>; sluicerun merges them into path")             \
     X(COLL_DIRECT_MAX, "SLUICE_COLL_DIRECT_MAX", INT, "8192", -1, 16384,                     \
-      "blocking barrier, bcast, reduce, allreduce, allgather and alltoall (all blocks, on "  \
-      "at most 8 ranks) of at most this many bytes run their algorithm straight on "        \
+      "blocking barrier, bcast, reduce, allreduce, gather, scatter, allgather and alltoall " \
+      "(all blocks, on at most 8 ranks) of at most this many bytes run straight on "        \
       "point-to-point, without a schedule (-1: never)")                                     \
     X(COLL_DOT, "SLUICE_COLL_DOT", STR, "", 0, 0,                                           \
       "directory: write every collective schedule built as a Graphviz file there")         \

@@ -1,5 +1,6 @@
 /* The direct path of small blocking collectives (src/coll/direct.c):
- * MPI_Barrier, Bcast, Reduce, Allreduce, Allgather and Alltoall up to
+ * MPI_Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather and
+ * Alltoall up to
  * SLUICE_COLL_DIRECT_MAX bytes run their algorithm on p2p without a
  * schedule.
  *
@@ -7,9 +8,10 @@
  * not): every root, counts 0, 1, odd and at the limit and one element past
  * it (a schedule), several types and ops, in place, every element against
  * a reference computed here; that the calls meant for the direct path took
- * it (coll_direct_calls) and the others did not (a derived type, a
- * non-commutative op, a forced variant, a limit of -1 read by a new
- * communicator, a non-blocking collective in flight); results on a split
+ * it (coll_direct_calls) and the others did not (a non-commutative op, a
+ * forced variant, a limit of -1 read by a new communicator, a non-blocking
+ * collective in flight); ranks that describe the same data with dense and
+ * strided datatypes (the strided sides are packed, the path is the same); results on a split
  * communicator whose ranks map to scattered world ranks; interleaving with
  * user messages of the same tags; and a bcast whose receivers expect fewer
  * elements than the root sends fails with MPI_ERR_TRUNCATE and writes
@@ -17,6 +19,7 @@
 #include "coll/coll.h"
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +166,42 @@ static void check_moves(MPI_Comm c, int n, int cme, int count)
     free(r);
 }
 
+/* Gather and scatter of count ints per block from every root, not in
+ * place and in place (the root's own block stays where it is). */
+static void check_rooted(MPI_Comm c, int n, int cme, int count)
+{
+    size_t all = (size_t)count * (size_t)n;
+    int *v = malloc(sizeof(int) * (all + 1)), *o = malloc(sizeof(int) * ((size_t)count + 1));
+    for (int root = 0; root < n; root++)
+        for (int ip = 0; ip < 2; ip++) {
+            bool inplace = ip && cme == root;
+            snprintf(ctx, sizeof ctx, "gather count %d root %d of %d%s", count, root, n,
+                     ip ? " in place" : "");
+            for (int i = 0; i < count; i++) o[i] = val(cme + 10, i);
+            for (size_t i = 0; i <= all; i++) v[i] = -7;
+            v[all] = 12345;
+            if (inplace) memcpy(v + (size_t)root * count, o, sizeof(int) * (size_t)count);
+            OK(MPI_Gather(inplace ? MPI_IN_PLACE : o, count, MPI_INT, v, count, MPI_INT, root, c));
+            if (cme == root)
+                for (int q = 0; q < n; q++)
+                    for (int i = 0; i < count; i++) EXPECT(v[(size_t)q * count + i] == val(q + 10, i));
+            EXPECT(v[all] == 12345);
+
+            snprintf(ctx, sizeof ctx, "scatter count %d root %d of %d%s", count, root, n,
+                     ip ? " in place" : "");
+            for (int q = 0; q < n; q++)
+                for (int i = 0; i < count; i++) v[(size_t)q * count + i] = val(root * n + q, i);
+            for (int i = 0; i <= count; i++) o[i] = -7;
+            o[count] = 12345;
+            OK(MPI_Scatter(v, count, MPI_INT, inplace ? MPI_IN_PLACE : o, count, MPI_INT, root, c));
+            const int *mine = inplace ? v + (size_t)root * count : o;
+            for (int i = 0; i < count; i++) EXPECT(mine[i] == val(root * n + cme, i));
+            EXPECT(o[count] == 12345);
+        }
+    free(v);
+    free(o);
+}
+
 /* Everything on communicator c (n ranks, this one cme); direct says whether
  * calls up to LIMIT bytes should have taken the direct path there. */
 static void run_on(MPI_Comm c, bool direct)
@@ -180,11 +219,13 @@ static void run_on(MPI_Comm c, bool direct)
         check_allreduce(c, n, cme, count, false);
         check_allreduce(c, n, cme, count, true);
         check_moves(c, n, cme, count);
+        check_rooted(c, n, cme, count);
         snprintf(ctx, sizeof ctx, "direct path taken, count %d of %d", count, n);
         /* a barrier, n bcasts of ints, 2 x 3 allreduces (ints, doubles, bytes) */
         unsigned long want = 1 + (small ? (unsigned long)n : 0) +
                              2 * ((small ? 1 : 0) + (count * 8 <= LIMIT ? 1 : 0) + 1) +
-                             (count * 4 * n <= LIMIT ? 4 : 0); /* allgathers, alltoalls */
+                             /* allgathers, alltoalls; gathers and scatters from each root */
+                             (count * 4 * n <= LIMIT ? 4 + 4 * (unsigned long)n : 0);
         EXPECT(direct_delta() == (direct ? want : 0));
         if (count * 8 <= LIMIT) { /* long longs */
             check_reduce(c, n, cme, count, false);
@@ -226,17 +267,6 @@ static void run_not_direct(void)
     OK(MPI_Op_free(&op));
     OK(MPI_Type_free(&quad));
 
-    snprintf(ctx, sizeof ctx, "derived type, %d ranks", size);
-    MPI_Datatype holey;
-    OK(MPI_Type_vector(3, 1, 2, MPI_INT, &holey));
-    OK(MPI_Type_commit(&holey));
-    int b[5] = {me ? -1 : 10, 99, me ? -1 : 11, 99, me ? -1 : 12};
-    if (me) b[1] = b[3] = 77;
-    OK(MPI_Bcast(b, 1, holey, 0, MPI_COMM_WORLD));
-    EXPECT(b[0] == 10 && b[2] == 11 && b[4] == 12 && b[1] == (me ? 77 : 99));
-    EXPECT(direct_delta() == 0);
-    OK(MPI_Type_free(&holey));
-
     snprintf(ctx, sizeof ctx, "a non-blocking collective in flight, %d ranks", size);
     MPI_Request req;
     int x = me == 0 ? 42 : 0, s = me, t = 0;
@@ -263,6 +293,48 @@ static void run_not_direct(void)
     run_on(c, false);
     OK(MPI_Comm_free(&c));
     unsetenv("SLUICE_COLL_DIRECT_MAX");
+}
+
+/* Ranks describe the same data with different datatypes (MPI allows any
+ * with the same type signature): a dense layout on some, a strided one on
+ * others.  The path must not depend on a rank's own layout, or ranks would
+ * take different ones: the strided sides are packed. */
+static void run_layouts(void)
+{
+    snprintf(ctx, sizeof ctx, "mixed layouts, %d ranks", size);
+    MPI_Datatype holey;
+    OK(MPI_Type_vector(3, 1, 2, MPI_INT, &holey));
+    OK(MPI_Type_commit(&holey));
+    bool strided = me % 2 == 1;
+    int b[6];
+    for (int i = 0; i < 6; i++) b[i] = me == 0 ? 10 + i : -1;
+    direct_delta();
+    /* the root sends 3 dense ints; odd ranks receive them strided */
+    OK(MPI_Bcast(b, strided ? 1 : 3, strided ? holey : MPI_INT, 0, MPI_COMM_WORLD));
+    if (strided) EXPECT(b[0] == 10 && b[2] == 11 && b[4] == 12 && b[1] == -1 && b[3] == -1);
+    else EXPECT(b[0] == 10 && b[1] == 11 && b[2] == 12);
+    /* a gather whose root receives blocks of 3 strided ints (every other
+     * int of 6 per block), while the ranks send 3 dense ints (or strided
+     * on odd ranks); an allreduce on a strided in/out pair */
+    int mine[6] = {me, -5, me * 2, -5, me * 3, -5}, *all = malloc(sizeof(int) * 6 * (size_t)size);
+    for (int i = 0; i < 6 * size; i++) all[i] = -9;
+    MPI_Datatype blk;
+    OK(MPI_Type_create_resized(holey, 0, 6 * (MPI_Aint)sizeof(int), &blk));
+    OK(MPI_Type_commit(&blk));
+    int dense3[3] = {me, me * 2, me * 3};
+    OK(MPI_Gather(strided ? (void *)mine : (void *)dense3, strided ? 1 : 3, strided ? holey : MPI_INT,
+                  all, 1, blk, 0, MPI_COMM_WORLD));
+    if (me == 0)
+        for (int q = 0; q < size; q++)
+            EXPECT(all[6 * q] == q && all[6 * q + 2] == 2 * q && all[6 * q + 4] == 3 * q &&
+                   all[6 * q + 1] == -9);
+    int red[6] = {1, -5, me, -5, 2, -5}, out[6] = {-3, -3, -3, -3, -3, -3};
+    OK(MPI_Allreduce(red, out, 1, holey, MPI_SUM, MPI_COMM_WORLD));
+    EXPECT(out[0] == size && out[2] == size * (size - 1) / 2 && out[4] == 2 * size && out[1] == -3);
+    EXPECT(direct_delta() == 3);
+    free(all);
+    OK(MPI_Type_free(&blk));
+    OK(MPI_Type_free(&holey));
 }
 
 /* User messages on the same communicator with the tags the collectives
@@ -322,6 +394,7 @@ int main(int argc, char **argv)
     run_on(rev, true);
     OK(MPI_Comm_free(&rev));
     run_not_direct();
+    run_layouts();
     run_interleaved();
     run_truncate();
     OK(MPI_Finalize());
