@@ -5,8 +5,10 @@
 # ratio of Sluice to the better of MPICH and Open MPI; overlap modes
 # (ibcast, iallreduce, ...) print overlap % and the CPU time spent in the
 # calls, per implementation.  OFFLOAD=1 adds a column "offload": Sluice
-# with every collective on the offload executor (SLUICE_COLL_EXECUTOR).
-# usage: [MODES="barrier bcast allreduce ..."] [NP=2] [MAX=4194304] [BIND=core|none] [OFFLOAD=1]
+# with every collective on the offload executor (SLUICE_COLL_EXECUTOR);
+# SCHED=1 a column "sched": Sluice with small blocking calls on schedules
+# too (SLUICE_COLL_DIRECT_MAX=-1, no direct path; docs/COLL.md).
+# usage: [MODES="barrier bcast allreduce ..."] [NP=2] [MAX=4194304] [BIND=core|none] [OFFLOAD=1] [SCHED=1]
 #        sh bench/coll_compare.sh [ROUNDS (3)] [BUILD_DIR (build)]
 set -u
 median_awk=$(cat "$(dirname "$0")/median.awk")
@@ -22,6 +24,7 @@ trap '[ -n "${KEEP:-}" ] && cp "$tmp/all" "$KEEP"; rm -rf "$tmp"' EXIT
 "$build/bin/mpicc" -O2 -o "$tmp/sluice" "$src" || exit 1
 names=sluice
 [ -n "${OFFLOAD:-}" ] && names="$names offload"
+[ -n "${SCHED:-}" ] && names="$names sched"
 mpicc.mpich -O2 -o "$tmp/mpich" "$src" 2>/dev/null && names="$names mpich"
 mpicc.openmpi -O2 -o "$tmp/ompi" "$src" 2>/dev/null && names="$names ompi"
 over=""
@@ -31,6 +34,8 @@ run() { # name mode
     sluice) timeout 900 "$build/bin/mpirun" -n "$np" --bind-to "$bind" "$tmp/sluice" "$2" "$max" ;;
     offload) SLUICE_COLL_EXECUTOR=offload timeout 900 "$build/bin/mpirun" -n "$np" \
                  --bind-to "$bind" "$tmp/sluice" "$2" "$max" ;;
+    sched) SLUICE_COLL_DIRECT_MAX=-1 timeout 900 "$build/bin/mpirun" -n "$np" \
+               --bind-to "$bind" "$tmp/sluice" "$2" "$max" ;;
     mpich) timeout 900 mpiexec.mpich -launcher fork -bind-to "$bind" -n "$np" "$tmp/mpich" "$2" "$max" ;;
     ompi) timeout 900 mpirun.openmpi --allow-run-as-root ${over:+--oversubscribe} \
               --bind-to "$bind" -n "$np" "$tmp/ompi" "$2" "$max" ;;
@@ -74,7 +79,7 @@ for m in $modes; do
                 q = 0; delete a
                 for (r in rounds) {
                     best = -1
-                    for (x = 2; x <= n; x++) if (nm[x] != "offload" && (nm[x], s, r) in v && (best < 0 || v[nm[x], s, r] < best)) best = v[nm[x], s, r]
+                    for (x = 2; x <= n; x++) if (nm[x] != "offload" && nm[x] != "sched" && (nm[x], s, r) in v && (best < 0 || v[nm[x], s, r] < best)) best = v[nm[x], s, r]
                     if (("sluice", s, r) in v && best > 0) a[++q] = v["sluice", s, r] / best
                 }
                 printf " %9.2f", q ? median(a, q) : -1
