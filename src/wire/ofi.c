@@ -590,24 +590,45 @@ static void ofi_arm(wire_t *w)
     sl_futex_wake_all(&o->arm);
 }
 
-/* Wait for the wait object to fire; false on a time-out or stop. */
-static bool ofi_wait_object(wire_ofi_t *o)
+/* Sleep on the stop fd and the queues' wait fds for at most ms; whether a
+ * queue's fd fired. */
+static bool ofi_poll_fds(wire_ofi_t *o, int n, int ms)
 {
+    struct pollfd pf[3] = {{.fd = o->stop_fd, .events = POLLIN},
+                           {.fd = o->wait_fd, .events = POLLIN},
+                           {.fd = o->tx_wait_fd, .events = POLLIN}};
+    return poll(pf, (nfds_t)(1 + n), ms) > 0 &&
+           ((pf[1].revents & POLLIN) || (n == 2 && (pf[2].revents & POLLIN)));
+}
+
+/* Wait for the wait object to fire; false on a time-out or stop.
+ * fi_trywait may refuse (the provider has work) with a completion to show
+ * for it: the sleeper has work.  A refusal without one means the provider
+ * has work of its own: the waker drives it (reading the queues, as a check
+ * does) and asks again after at most 1 ms on the fds (which fire at once
+ * when data comes), instead of waking the sleeper for nothing.  tcp;ofi_rxm
+ * refuses this way for about 8 ms at the start of a wait before any
+ * traffic, and each refusal used to wake the sleeping thread: 115-145
+ * wake-ups in those 8 ms (docs/WIRE.md, "Idle wake-ups"). */
+static bool ofi_wait_object(wire_t *w)
+{
+    wire_ofi_t *o = w->ofi;
     if (o->wait_fd < 0) { /* no wait object: look every millisecond */
         usleep(1000);
         return true;
     }
     struct fid *fids[2] = {&o->rxcq->fid, &o->txcq->fid};
     int n = o->tx_wait_fd >= 0 ? 2 : 1;
-    pthread_mutex_lock(&o->lock);
-    int rc = fi_trywait(o->fabric, fids, n);
-    pthread_mutex_unlock(&o->lock);
-    if (rc != FI_SUCCESS) return true; /* completions are there already */
-    struct pollfd pf[3] = {{.fd = o->stop_fd, .events = POLLIN},
-                           {.fd = o->wait_fd, .events = POLLIN},
-                           {.fd = o->tx_wait_fd, .events = POLLIN}};
-    return poll(pf, (nfds_t)(1 + n), 1000) > 0 &&
-           ((pf[1].revents & POLLIN) || (n == 2 && (pf[2].revents & POLLIN)));
+    for (;;) {
+        pthread_mutex_lock(&o->lock);
+        int rc = fi_trywait(o->fabric, fids, n);
+        bool any = rc != FI_SUCCESS && (ofi_fill_stash(w) || o->later_head);
+        pthread_mutex_unlock(&o->lock);
+        if (rc == FI_SUCCESS) return ofi_poll_fds(o, n, 1000);
+        if (any || atomic_load(&o->stop) || !atomic_load(&w->hdr->sleepers)) return true;
+        WIRE_STAT_INC(w, ofi_trywait_busy, 1);
+        ofi_poll_fds(o, n, 1);
+    }
 }
 
 /* While a thread of ours sleeps on our futex, sleep on the provider's wait
@@ -623,7 +644,7 @@ static void *ofi_waker(void *arg)
             sl_futex_wait(&o->arm, a, 1000000000);
             continue;
         }
-        if (!ofi_wait_object(o) || atomic_load(&o->stop)) continue;
+        if (!ofi_wait_object(w) || atomic_load(&o->stop)) continue;
         uint32_t d = atomic_load(&o->drained);
         atomic_store(&o->signalled, true);
         WIRE_STAT_INC(w, ofi_wakeups, 1);
