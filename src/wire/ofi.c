@@ -49,12 +49,8 @@ static const char *ofi_provider_name(void)
 /* SLUICE_OFI_RMA: 0 off, 1 on, 2 auto, -1 not a valid name. */
 static int ofi_rma_mode(void)
 {
-    const char *v = sl_param_str(SL_PARAM_OFI_RMA);
-    if (!strcmp(v, "off")) return 0;
-    if (!strcmp(v, "on")) return 1;
-    if (!strcmp(v, "auto")) return 2;
-    sl_log_error("wire: SLUICE_OFI_RMA=%s: use auto, on or off", v);
-    return -1;
+    static const char *const names[] = {"off", "on", "auto"};
+    return tp_param_choice(SL_PARAM_OFI_RMA, names, 3);
 }
 
 static struct fi_info *ofi_hints(bool rma)

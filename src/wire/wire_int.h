@@ -4,6 +4,7 @@
 #define SL_WIRE_INT_H
 
 #include "util/list.h"
+#include "util/param.h"
 #include "util/sys.h"
 #include "wire/credit.h"
 #include "wire/dynfc.h"
@@ -391,6 +392,9 @@ void wire_rx_settle(wire_t *w, const wire_rx_t *rx, uint32_t k, uint32_t value);
 sl_status_t tp_setup(wire_t *w);
 /* w->host from SLUICE_HOST or the machine's name (SL_ERR_CONFIG if unusable). */
 sl_status_t tp_host_name(wire_t *w);
+/* The index of string setting id's value in names[n], or -1 after logging
+ * the accepted values. */
+int tp_param_choice(sl_param_id_t id, const char *const *names, int n);
 /* Peer ended (found by the transport's check): mark it gone, once. */
 void tp_peer_gone(wire_t *w, int r, bool left);
 
