@@ -122,6 +122,7 @@ struct wire_ofi {
 
     /* registrations (ofi_mr.c), under lock: the provider's FI_MR_* modes */
     bool mr_virt, mr_prov_key, mr_bind_ep;
+    size_t mr_key_size;        /* bytes of a key (FI_MR_RAW is not offered: at most 8) */
     ofi_mr_t *mr_head, *mr_tail;
     int n_mr, n_idle, mr_max;  /* all, unused, unused ones kept */
 };

@@ -23,6 +23,7 @@ sl_status_t ofi_mr_init(wire_t *w)
     o->mr_virt = (mode & FI_MR_VIRT_ADDR) != 0;
     o->mr_prov_key = (mode & FI_MR_PROV_KEY) != 0;
     o->mr_bind_ep = (mode & FI_MR_ENDPOINT) != 0;
+    o->mr_key_size = o->info->domain_attr->mr_key_size; /* a key we choose fits in it */
     /* a provider that pins pages at registration keeps the old pages of
      * memory freed and mapped again: nothing is kept past its last use */
     o->mr_max = (mode & FI_MR_ALLOCATED) ? 0 : (int)n;
@@ -82,6 +83,7 @@ static sl_status_t mr_register(wire_t *w, uintptr_t base, size_t len, uint64_t a
     for (int tries = 0;; tries++) {
         uint64_t key = 0;
         if (!o->mr_prov_key && sl_random_bytes(&key, sizeof key) != SL_OK) key = (uint64_t)tries;
+        if (o->mr_key_size < sizeof key) key &= (1ull << (8 * o->mr_key_size)) - 1;
         rc = fi_mr_reg(o->domain, (void *)base, len, access, 0, key, 0, &m->mr, NULL);
         if (rc != -FI_ENOKEY || tries == 8) break;
     }
