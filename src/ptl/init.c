@@ -18,7 +18,13 @@
 
 ptl_global_t ptl_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-#define PTL_PARK_NS 1000000 /* progress thread re-checks for absent waiters every 1 ms */
+/* While an application thread waits, the progress thread parks: 1 ms at
+ * first (a short wait ends without any system call to wake it), then
+ * doubling to 128 ms, announced in park_long so the last waiter out wakes
+ * it.  A fixed 1 ms park woke an idle rank's progress thread up to 1,000
+ * times a second (docs/WIRE.md, "Idle wake-ups"). */
+#define PTL_PARK_NS 1000000
+#define PTL_PARK_MAX_NS 128000000
 
 /* ---- progress ------------------------------------------------------------- */
 
@@ -57,12 +63,23 @@ int ptl_progress_locked(void)
 static void *ptl_progress_main(void *arg)
 {
     (void)arg;
+    int64_t park_ns = PTL_PARK_NS;
     while (!atomic_load(&ptl_g.stop)) {
         if (atomic_load(&ptl_g.waiters) > 0) {
             uint32_t v = atomic_load(&ptl_g.park);
-            sl_futex_wait(&ptl_g.park, v, PTL_PARK_NS);
+            if (park_ns > PTL_PARK_NS) {
+                /* announce, then look again: a waiter that left before the
+                 * announcement is seen here, one after it wakes us */
+                atomic_store(&ptl_g.park_long, 1);
+                if (atomic_load(&ptl_g.waiters) == 0) continue;
+            }
+            sl_futex_wait(&ptl_g.park, v, park_ns);
+            bool same = atomic_load(&ptl_g.park) == v; /* no wait ended meanwhile */
+            park_ns = same && park_ns < PTL_PARK_MAX_NS ? 2 * park_ns : same ? park_ns : PTL_PARK_NS;
             continue;
         }
+        park_ns = PTL_PARK_NS;
+        atomic_store(&ptl_g.park_long, 0);
         PTL_LOCK();
         int n = ptl_progress_locked();
         PTL_UNLOCK();
@@ -127,7 +144,11 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         if (ready(arg)) break;
         uint64_t now = sl_now_ns();
         if (worked) active = now, worked = false;
-        int64_t left = 10000000; /* re-check abort and timeout at least every 10 ms */
+        /* abort and event changes kick the wire (ptl_note_change, PtlAbort)
+         * and timeouts shorten this; the wire checks for dead peers every
+         * 100 ms of sleep anyway.  (10 ms woke an idle rank 100 times a
+         * second: docs/WIRE.md, "Idle wake-ups".) */
+        int64_t left = 100000000;
         if (limit >= 0) {
             int64_t rem = limit - (int64_t)(now - t0);
             if (rem <= 0) {
@@ -153,6 +174,8 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
     /* an abort lasts while the waiters it found (and newcomers) remain */
     if (atomic_fetch_sub(&ptl_g.waiters, 1) == 1) atomic_store(&ptl_g.aborting, 0);
     atomic_fetch_add(&ptl_g.park, 1);
+    if (atomic_load(&ptl_g.park_long) && atomic_exchange(&ptl_g.park_long, 0))
+        sl_futex_wake_all(&ptl_g.park);
     return rc;
 }
 

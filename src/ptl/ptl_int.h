@@ -197,6 +197,7 @@ typedef struct ptl_global {
     _Atomic uint64_t changes;   /* bumped on every event/CT change: waiters re-check */
     _Atomic int aborting;       /* PtlAbort in effect while > 0 */
     _Atomic uint32_t park;      /* progress thread parks on this futex */
+    _Atomic int park_long;      /* it parks for longer than PTL_PARK_NS: the last waiter out wakes it */
     uint64_t trig_seq;          /* issue order of triggered operations */
     ptl_trig_t *ready_head, *ready_tail;  /* released, to run after the current step */
     bool running_ready;

@@ -46,6 +46,13 @@
       "else the first reliable-datagram provider libfabric offers")                         \
     X(OFI_RX_BUFS, "SLUICE_OFI_RX_BUFS", INT, "256", 8, 65536,                              \
       "receive buffers the ofi transport keeps posted (one packet each)")                   \
+    X(OFI_RMA, "SLUICE_OFI_RMA", STR, "auto", 0, 0,                                         \
+      "ofi bulk get/put: on (fi_read/fi_write into memory the target registered; an error " \
+      "if the provider has no RMA), off (tagged sends and receives), auto (on when the "    \
+      "provider has RMA). Every rank must agree")                                           \
+    X(OFI_MR_CACHE, "SLUICE_OFI_MR_CACHE", INT, "256", 0, 65536,                            \
+      "memory registrations the ofi transport keeps for reuse after their last transfer "   \
+      "(least recently used dropped first); 0 = drop each when its transfers end")          \
     X(CMA, "SLUICE_CMA", INT, "1", 0, 1,                                                    \
       "bulk get/put by cross-memory attach (process_vm_readv/writev); 0 forces the "        \
       "staged copy through shared memory")                                                  \

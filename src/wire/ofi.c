@@ -41,30 +41,58 @@ static const char *ofi_provider_name(void)
     return p && *p ? p : NULL;
 }
 
-static struct fi_info *ofi_hints(void)
+#define OFI_RMA_CAPS (FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
+/* The registration modes ofi_mr.c honours; FI_MR_LOCAL is not among them
+ * (packets and tagged copies would need registered buffers too). */
+#define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT)
+
+/* SLUICE_OFI_RMA: 0 off, 1 on, 2 auto, -1 not a valid name. */
+static int ofi_rma_mode(void)
+{
+    static const char *const names[] = {"off", "on", "auto"};
+    return tp_param_choice(SL_PARAM_OFI_RMA, names, 3);
+}
+
+static struct fi_info *ofi_hints(bool rma)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
-    h->caps = FI_MSG | FI_TAGGED;
+    h->caps = FI_MSG | FI_TAGGED | (rma ? OFI_RMA_CAPS : 0);
     h->ep_attr->type = FI_EP_RDM;
     /* packets of one sender arrive in order: fragments and message order rely on it */
     h->tx_attr->msg_order = FI_ORDER_SAS;
     h->rx_attr->msg_order = FI_ORDER_SAS;
     h->domain_attr->threading = FI_THREAD_SAFE;
-    h->domain_attr->mr_mode = 0; /* we register nothing (docs/WIRE.md: what is missing) */
+    h->domain_attr->mr_mode = rma ? OFI_MR_MODES : 0; /* without RMA nothing is registered */
     const char *prov = ofi_provider_name();
     if (prov) h->fabric_attr->prov_name = strdup(prov);
     return h;
 }
 
-static sl_status_t ofi_getinfo(struct fi_info **out)
+static int ofi_try_getinfo(bool rma, struct fi_info **out)
 {
-    struct fi_info *hints = ofi_hints();
-    if (!hints) return SL_ERR_NOMEM;
+    struct fi_info *hints = ofi_hints(rma);
+    if (!hints) return -FI_ENOMEM;
     int rc = fi_getinfo(OFI_API, NULL, NULL, 0, hints, out);
     fi_freeinfo(hints);
+    return rc;
+}
+
+/* A provider, with RMA as SLUICE_OFI_RMA asks (auto: if one offers it). */
+static sl_status_t ofi_getinfo(struct fi_info **out, bool *rma)
+{
+    int mode = ofi_rma_mode();
+    if (mode < 0) return SL_ERR_CONFIG;
+    const char *prov = ofi_provider_name();
+    int rc = mode ? ofi_try_getinfo(true, out) : -FI_ENODATA;
+    *rma = rc == 0;
+    if (rc && mode == 1) {
+        sl_log_error("wire: SLUICE_OFI_RMA=on, but no libfabric provider%s%s offers reliable "
+                     "datagrams with RMA: %s", prov ? " " : "", prov ? prov : "", fi_strerror(-rc));
+        return SL_ERR_CONFIG;
+    }
+    if (rc) rc = ofi_try_getinfo(false, out);
     if (rc) {
-        const char *prov = ofi_provider_name();
         sl_log_error("wire: no libfabric provider%s%s offers reliable datagrams: %s", prov ? " " : "",
                      prov ? prov : "", fi_strerror(-rc));
         return SL_ERR_CONFIG;
@@ -98,21 +126,26 @@ const char *wire_ofi_providers(char *buf, size_t len)
 
 static sl_status_t ofi_open(wire_t *w, wire_ofi_t *o)
 {
-    sl_status_t st = ofi_getinfo(&o->info);
+    sl_status_t st = ofi_getinfo(&o->info, &o->rma);
     if (st != SL_OK) return st;
     struct fi_info *fi = o->info;
     struct fi_cq_attr rxa = {.format = FI_CQ_FORMAT_TAGGED, .size = 4096,
                              .wait_obj = FI_WAIT_FD};
+    /* the send queue also completes fi_read/fi_write, which a sleeping
+     * requester waits for: it gets a wait fd too where RMA is used */
     struct fi_cq_attr txa = {.format = FI_CQ_FORMAT_TAGGED, .size = 4096,
-                             .wait_obj = FI_WAIT_NONE};
+                             .wait_obj = o->rma ? FI_WAIT_FD : FI_WAIT_NONE};
     struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)w->size};
     int rc;
     const char *what = "fabric";
     if ((rc = fi_fabric(fi->fabric_attr, &o->fabric, NULL)) ||
         (what = "domain", rc = fi_domain(o->fabric, fi, &o->domain, NULL)) ||
-        (what = "address vector", rc = fi_av_open(o->domain, &ava, &o->av, NULL)) ||
-        (what = "send queue", rc = fi_cq_open(o->domain, &txa, &o->txcq, NULL)))
+        (what = "address vector", rc = fi_av_open(o->domain, &ava, &o->av, NULL)))
         goto fail;
+    if (fi_cq_open(o->domain, &txa, &o->txcq, NULL)) {
+        txa.wait_obj = FI_WAIT_NONE;
+        if ((what = "send queue", rc = fi_cq_open(o->domain, &txa, &o->txcq, NULL))) goto fail;
+    }
     if (fi_cq_open(o->domain, &rxa, &o->rxcq, NULL)) { /* no fd: a sleeping rank polls (1 kHz) */
         rxa.wait_obj = FI_WAIT_NONE;
         if ((what = "receive queue", rc = fi_cq_open(o->domain, &rxa, &o->rxcq, NULL))) goto fail;
@@ -123,9 +156,13 @@ static sl_status_t ofi_open(wire_t *w, wire_ofi_t *o)
         (rc = fi_ep_bind(o->ep, &o->rxcq->fid, FI_RECV)) ||
         (what = "enable", rc = fi_enable(o->ep)))
         goto fail;
-    o->wait_fd = -1;
+    o->wait_fd = o->tx_wait_fd = -1;
     if (rxa.wait_obj == FI_WAIT_FD && fi_control(&o->rxcq->fid, FI_GETWAIT, &o->wait_fd) != 0)
         o->wait_fd = -1;
+    if (txa.wait_obj == FI_WAIT_FD && fi_control(&o->txcq->fid, FI_GETWAIT, &o->tx_wait_fd) != 0)
+        o->tx_wait_fd = -1;
+    if (o->rma && o->wait_fd >= 0 && o->tx_wait_fd < 0)
+        o->wait_fd = -1; /* a sleeper would miss its reads' completions: look every ms */
     if (o->wait_fd < 0)
         sl_log_warn("wire: libfabric provider %s gives no wait fd: sleeping ranks poll it "
                     "every millisecond", fi->fabric_attr->prov_name);
@@ -549,20 +586,45 @@ static void ofi_arm(wire_t *w)
     sl_futex_wake_all(&o->arm);
 }
 
-/* Wait for the wait object to fire; false on a time-out or stop. */
-static bool ofi_wait_object(wire_ofi_t *o)
+/* Sleep on the stop fd and the queues' wait fds for at most ms; whether a
+ * queue's fd fired. */
+static bool ofi_poll_fds(wire_ofi_t *o, int n, int ms)
 {
+    struct pollfd pf[3] = {{.fd = o->stop_fd, .events = POLLIN},
+                           {.fd = o->wait_fd, .events = POLLIN},
+                           {.fd = o->tx_wait_fd, .events = POLLIN}};
+    return poll(pf, (nfds_t)(1 + n), ms) > 0 &&
+           ((pf[1].revents & POLLIN) || (n == 2 && (pf[2].revents & POLLIN)));
+}
+
+/* Wait for the wait object to fire; false on a time-out or stop.
+ * fi_trywait may refuse (the provider has work) with a completion to show
+ * for it: the sleeper has work.  A refusal without one means the provider
+ * has work of its own: the waker drives it (reading the queues, as a check
+ * does) and asks again after at most 1 ms on the fds (which fire at once
+ * when data comes), instead of waking the sleeper for nothing.  tcp;ofi_rxm
+ * refuses this way for about 8 ms at the start of a wait before any
+ * traffic, and each refusal used to wake the sleeping thread: 115-145
+ * wake-ups in those 8 ms (docs/WIRE.md, "Idle wake-ups"). */
+static bool ofi_wait_object(wire_t *w)
+{
+    wire_ofi_t *o = w->ofi;
     if (o->wait_fd < 0) { /* no wait object: look every millisecond */
         usleep(1000);
         return true;
     }
-    struct fid *fids[1] = {&o->rxcq->fid};
-    pthread_mutex_lock(&o->lock);
-    int rc = fi_trywait(o->fabric, fids, 1);
-    pthread_mutex_unlock(&o->lock);
-    if (rc != FI_SUCCESS) return true; /* completions are there already */
-    struct pollfd pf[2] = {{.fd = o->wait_fd, .events = POLLIN}, {.fd = o->stop_fd, .events = POLLIN}};
-    return poll(pf, 2, 1000) > 0 && (pf[0].revents & POLLIN);
+    struct fid *fids[2] = {&o->rxcq->fid, &o->txcq->fid};
+    int n = o->tx_wait_fd >= 0 ? 2 : 1;
+    for (;;) {
+        pthread_mutex_lock(&o->lock);
+        int rc = fi_trywait(o->fabric, fids, n);
+        bool any = rc != FI_SUCCESS && (ofi_fill_stash(w) || o->later_head);
+        pthread_mutex_unlock(&o->lock);
+        if (rc == FI_SUCCESS) return ofi_poll_fds(o, n, 1000);
+        if (any || atomic_load(&o->stop) || !atomic_load(&w->hdr->sleepers)) return true;
+        WIRE_STAT_INC(w, ofi_trywait_busy, 1);
+        ofi_poll_fds(o, n, 1);
+    }
 }
 
 /* While a thread of ours sleeps on our futex, sleep on the provider's wait
@@ -578,7 +640,7 @@ static void *ofi_waker(void *arg)
             sl_futex_wait(&o->arm, a, 1000000000);
             continue;
         }
-        if (!ofi_wait_object(o) || atomic_load(&o->stop)) continue;
+        if (!ofi_wait_object(w) || atomic_load(&o->stop)) continue;
         uint32_t d = atomic_load(&o->drained);
         atomic_store(&o->signalled, true);
         WIRE_STAT_INC(w, ofi_wakeups, 1);
@@ -622,7 +684,8 @@ static sl_status_t ofi_create(wire_t *w)
         return st;
     }
     w->ofi = o;
-    if ((st = ofi_post_all(w, o)) == SL_OK) st = ofi_exchange(w, o);
+    if ((st = ofi_mr_init(w)) == SL_OK && (st = ofi_post_all(w, o)) == SL_OK)
+        st = ofi_exchange(w, o);
     if (st == SL_OK && pthread_create(&o->waker, NULL, ofi_waker, w) != 0) st = SL_ERR_SYS;
     o->waker_on = st == SL_OK;
     if (st != SL_OK) {
@@ -630,8 +693,9 @@ static sl_status_t ofi_create(wire_t *w)
         ofi_close(o);
         return st;
     }
-    sl_log_debug("wire: libfabric provider %s, domain %s, %d hosts", o->info->fabric_attr->prov_name,
-                 o->info->domain_attr->name, w->n_hosts);
+    sl_log_debug("wire: libfabric provider %s, domain %s, %d hosts, bulk copies by %s",
+                 o->info->fabric_attr->prov_name, o->info->domain_attr->name, w->n_hosts,
+                 o->rma ? "fi_read/fi_write" : "tagged messages");
     return SL_OK;
 }
 
@@ -688,6 +752,7 @@ static void ofi_fini(wire_t *w)
     ofi_say_bye(w);
     pthread_mutex_lock(&o->lock);
     ofi_bulk_fini(w);
+    ofi_mr_fini(w);
     pthread_mutex_unlock(&o->lock);
     ofi_close(o);
     w->ofi = NULL;

@@ -1,12 +1,17 @@
-/* Bulk get/put through libfabric, for any provider with tagged messages:
- * the side whose memory receives posts tagged receives straight into it,
- * the other sends from its memory, so the data is copied by the provider
- * only (no staging).  A get: the requester posts its receives and asks;
- * the target sends.  A put: the requester asks; the target posts its
- * receives and says ready; the requester sends; the target says done.
- * Requests and answers are wire packets (credits, order).  A tag names the
- * requester, its copy and the chunk (copies longer than the provider's
- * largest message go in chunks).  docs/WIRE.md, "The ofi transport". */
+/* Bulk get/put through libfabric, two ways.  By RMA (SLUICE_OFI_RMA, where
+ * the provider has it): the requester asks; the target registers the range
+ * (ofi_mr.c's cache) and says ready with its key and address; the
+ * requester reads or writes it (fi_read, fi_write with delivery complete)
+ * and then releases the registration.  By tagged messages, for any
+ * provider (the fallback): the side whose memory receives posts tagged
+ * receives straight into it, the other sends from its memory.  A get: the
+ * requester posts its receives and asks; the target sends.  A put: the
+ * requester asks; the target posts its receives and says ready; the
+ * requester sends; the target says done.  Either way the provider copies
+ * the data (no staging).  Requests and answers are wire packets (credits,
+ * order).  A tag names the requester, its copy and the chunk (copies longer
+ * than the provider's largest message go in chunks, RMA ones too).
+ * docs/WIRE.md, "The ofi transport". */
 #include "util/log.h"
 #include "wire/ofi_int.h"
 
@@ -19,8 +24,12 @@
 typedef struct ofi_req {
     uint32_t id;
     int32_t status;  /* answers: SL_OK or why not */
-    uint64_t addr, len;
+    uint32_t flags;  /* OFI_REQ_RMA: by fi_read/fi_write */
+    uint32_t rsvd;
+    uint64_t addr, len; /* RMA ready: the address to name with key */
+    uint64_t key;    /* RMA ready: the target's registration */
 } ofi_req_t;
+#define OFI_REQ_RMA 1u
 
 #define TAG(rank, id, c) ((uint64_t)(rank) << 44 | (uint64_t)((id)&0x0fffffffu) << 16 | (c))
 
@@ -103,11 +112,24 @@ static ofi_op_t *op_find(wire_t *w, int peer, uint32_t id)
     return NULL;
 }
 
+/* One chunk of oo handed to the provider with outcome rc. */
+static void op_posted(wire_t *w, ofi_op_t *oo, ofi_ctx_t *x, ssize_t rc, const char *what)
+{
+    if (rc == -FI_EAGAIN) { /* the peer is lost: the chunk fails */
+        x->over = true;
+        oo->left--;
+        oo->status = SL_ERR_PEER_DEAD;
+    } else if (rc) {
+        ofi_fatal(w, what, rc);
+    }
+}
+
 /* Post every chunk of oo: receives into its memory or sends from it,
  * tagged for the requester `who`.  Under lock. */
 static void op_post(wire_t *w, ofi_op_t *oo, int who, bool recv)
 {
     wire_ofi_t *o = w->ofi;
+    oo->posted = true;
     for (uint32_t c = 0; c < oo->chunks; c++) {
         size_t off = (size_t)c * o->chunk, n = oo->len - off < o->chunk ? oo->len - off : o->chunk;
         ofi_ctx_t *x = &oo->ctx[c];
@@ -117,20 +139,36 @@ static void op_post(wire_t *w, ofi_op_t *oo, int who, bool recv)
                                                   o->addr[oo->peer], tag, 0, &x->fc))
                           : OFI_RETRY(w, oo->peer, fi_tsend(o->ep, oo->addr + off, n, NULL,
                                                   o->addr[oo->peer], tag, &x->fc));
-        if (rc == -FI_EAGAIN) { /* the peer is lost: the chunk fails */
-            x->over = true;
-            oo->left--;
-            oo->status = SL_ERR_PEER_DEAD;
-        } else if (rc) {
-            ofi_fatal(w, recv ? "posting a bulk receive" : "a bulk send", rc);
-        }
+        op_posted(w, oo, x, rc, recv ? "posting a bulk receive" : "a bulk send");
     }
 }
 
-static sl_status_t send_req(wire_t *w, int peer, uint8_t type, uint32_t id, sl_status_t status,
-                            uint64_t addr, uint64_t len)
+/* Requester of an RMA copy: read or write every chunk of oo at the
+ * target's registration (READY's key and address).  A write completes
+ * when its data is in the target's memory (FI_DELIVERY_COMPLETE), since
+ * the op's completion tells the caller the put is done.  Under lock. */
+static void op_post_rma(wire_t *w, ofi_op_t *oo)
 {
-    ofi_req_t r = {.id = id, .status = status, .addr = addr, .len = len};
+    wire_ofi_t *o = w->ofi;
+    oo->posted = true;
+    for (uint32_t c = 0; c < oo->chunks; c++) {
+        size_t off = (size_t)c * o->chunk, n = oo->len - off < o->chunk ? oo->len - off : o->chunk;
+        ofi_ctx_t *x = &oo->ctx[c];
+        *x = (ofi_ctx_t){.kind = OC_BULK_TX, .peer = oo->peer, .owner = oo};
+        struct iovec iov = {oo->addr + off, n};
+        struct fi_rma_iov rma = {.addr = oo->raddr + off, .len = n, .key = oo->rkey};
+        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[oo->peer],
+                                 .rma_iov = &rma, .rma_iov_count = 1, .context = &x->fc};
+        ssize_t rc = oo->kind == BULK_GET
+                         ? OFI_RETRY(w, oo->peer, fi_readmsg(o->ep, &msg, FI_COMPLETION))
+                         : OFI_RETRY(w, oo->peer, fi_writemsg(o->ep, &msg,
+                                                   FI_COMPLETION | FI_DELIVERY_COMPLETE));
+        op_posted(w, oo, x, rc, oo->kind == BULK_GET ? "fi_read" : "fi_write");
+    }
+}
+
+static sl_status_t send_req(wire_t *w, int peer, uint8_t type, ofi_req_t r)
+{
     struct iovec iov = {&r, sizeof r};
     return wire_send_internal(w, peer, type, &iov, 1);
 }
@@ -148,23 +186,27 @@ sl_status_t ofi_bulk(wire_t *w, wire_bulk_t *op)
         return SL_ERR_NOMEM;
     }
     oo->op = op;
+    oo->rma = o->rma;
     WIRE_STAT_INC(w, ofi_bulk_ops, 1);
+    if (oo->rma) WIRE_STAT_INC(w, ofi_rma_ops, 1);
     pthread_mutex_lock(&o->lock);
     oo->id = ++o->next_id & 0x0fffffffu;
     op_link(w, oo);
-    if (op->kind == BULK_GET) {
+    if (op->kind == BULK_GET && !oo->rma) {
         oo->left = oo->chunks; /* the data */
         op_post(w, oo, w->rank, true);
     } else {
-        oo->left = 1; /* the target's ready; then its done and our sends */
+        oo->left = 1; /* the target's ready; then the data (and a tagged put's done) */
     }
     pthread_mutex_unlock(&o->lock);
     uint8_t type = op->kind == BULK_GET ? WIRE_T_OFI_GET : WIRE_T_OFI_PUT;
-    sl_status_t st = send_req(w, op->peer, type, oo->id, SL_OK, op->raddr, op->len);
+    sl_status_t st = send_req(w, op->peer, type,
+                              (ofi_req_t){.id = oo->id, .flags = oo->rma ? OFI_REQ_RMA : 0,
+                                          .addr = op->raddr, .len = op->len});
     if (st != SL_OK) { /* peer gone (ofi_bulk_peer_gone cancels what was posted) */
         pthread_mutex_lock(&o->lock);
         oo->status = st;
-        bool posted = op->kind == BULK_GET && oo->chunks;
+        bool posted = oo->posted && oo->chunks;
         if (!posted) op_unlink(w, oo);
         pthread_mutex_unlock(&o->lock);
         if (!posted) {
@@ -176,10 +218,77 @@ sl_status_t ofi_bulk(wire_t *w, wire_bulk_t *op)
     return SL_INPROGRESS;
 }
 
+/* Target side of an RMA copy: register the range for the peer's read or
+ * write and say ready with the key; hold the registration until the
+ * requester releases it.  A refusal says why in the ready. */
+static void target_rma(wire_t *w, int src, bool get, const ofi_req_t *r)
+{
+    wire_ofi_t *o = w->ofi;
+    ofi_op_t *oo = NULL;
+    ofi_mr_t *m = NULL;
+    sl_status_t st = SL_OK;
+    if (!o->rma) {
+        sl_log_error("wire: rank %d copies by fi_read/fi_write, this rank by tagged messages "
+                     "(SLUICE_OFI_RMA and the provider must be the same on every rank)", src);
+        st = SL_ERR_CONFIG;
+    } else if (r->len == 0 || !range_ok(r->addr, r->len, !get)) {
+        st = SL_ERR_SYS;
+    } else if (!(oo = op_new(w, src, get ? BULK_GET : BULK_PUT, (char *)(uintptr_t)r->addr, 0))) {
+        st = SL_ERR_NOMEM;
+    }
+    if (st == SL_OK) {
+        pthread_mutex_lock(&o->lock);
+        st = ofi_mr_get(w, (uintptr_t)r->addr, (size_t)r->len,
+                        get ? FI_REMOTE_READ : FI_REMOTE_WRITE, &m);
+        if (st == SL_OK) {
+            oo->id = r->id;
+            oo->rma = true;
+            oo->mr = m;
+            op_link(w, oo);
+        }
+        pthread_mutex_unlock(&o->lock);
+        if (st != SL_OK) op_free(oo);
+    }
+    ofi_req_t ready = {.id = r->id, .status = st, .flags = OFI_REQ_RMA};
+    if (st == SL_OK) {
+        ready.addr = ofi_mr_raddr(w, m, (uintptr_t)r->addr);
+        ready.key = m->key;
+        ready.len = r->len;
+    } else {
+        sl_log_debug("wire: rank %d's %s of %llu bytes at %#llx refused: %s", src,
+                     get ? "read" : "write", (unsigned long long)r->len,
+                     (unsigned long long)r->addr, sl_status_string(st));
+    }
+    send_req(w, src, WIRE_T_OFI_READY, ready);
+}
+
+/* The requester is done with the registration of its copy id. */
+static void target_release(wire_t *w, int src, uint32_t id)
+{
+    wire_ofi_t *o = w->ofi;
+    pthread_mutex_lock(&o->lock);
+    ofi_op_t *oo = NULL;
+    for (ofi_op_t *x = o->ops; x; x = x->next)
+        if (!x->op && x->mr && x->peer == src && x->id == id) {
+            oo = x;
+            break;
+        }
+    if (oo) {
+        op_unlink(w, oo);
+        ofi_mr_put(w, oo->mr);
+    }
+    pthread_mutex_unlock(&o->lock);
+    if (oo) op_free(oo);
+}
+
 /* Target side: a get (we send) or a put (we receive) of a peer. */
 static void target_start(wire_t *w, int src, bool get, const ofi_req_t *r)
 {
     wire_ofi_t *o = w->ofi;
+    if (r->flags & OFI_REQ_RMA) {
+        target_rma(w, src, get, r);
+        return;
+    }
     ofi_op_t *oo = NULL;
     sl_status_t st = SL_OK;
     if (!range_ok(r->addr, r->len, !get)) st = SL_ERR_SYS;
@@ -201,8 +310,9 @@ static void target_start(wire_t *w, int src, bool get, const ofi_req_t *r)
         sl_log_debug("wire: rank %d's %s of %llu bytes at %#llx refused: %s", src,
                      get ? "get" : "put", (unsigned long long)r->len,
                      (unsigned long long)r->addr, sl_status_string(st));
-    if (!get) send_req(w, src, WIRE_T_OFI_READY, r->id, st, 0, 0);
-    else if (st != SL_OK || !oo) send_req(w, src, WIRE_T_OFI_DONE, r->id, st, 0, 0);
+    ofi_req_t answer = {.id = r->id, .status = st};
+    if (!get) send_req(w, src, WIRE_T_OFI_READY, answer);
+    else if (st != SL_OK || !oo) send_req(w, src, WIRE_T_OFI_DONE, answer);
 }
 
 /* Requester: finish oo when nothing of it is left (returns whether). */
@@ -213,8 +323,10 @@ static bool requester_settle(wire_t *w, ofi_op_t *oo)
     return true;
 }
 
-static void requester_end(ofi_op_t *oo)
+/* Requester: the copy is over; an RMA one lets the target's registration go. */
+static void requester_end(wire_t *w, ofi_op_t *oo)
 {
+    if (oo->hold) send_req(w, oo->peer, WIRE_T_OFI_RELEASE, (ofi_req_t){.id = oo->id});
     bulk_finish(oo->op, oo->status);
     op_free(oo);
 }
@@ -235,6 +347,18 @@ static void requester_answer(wire_t *w, int src, uint8_t type, const ofi_req_t *
     bool end = false;
     if (!oo) {
         /* gone already (peer death) */
+    } else if (oo->rma) { /* ready: read or write now, or the refusal */
+        if (type != WIRE_T_OFI_READY || r->status != SL_OK) {
+            oo->status = r->status != SL_OK ? r->status : SL_ERR_PROTO;
+            oo->left = 0;
+        } else {
+            oo->hold = true;
+            oo->rkey = r->key;
+            oo->raddr = r->addr;
+            oo->left = oo->chunks;
+            op_post_rma(w, oo);
+        }
+        end = requester_settle(w, oo);
     } else if (type == WIRE_T_OFI_READY) { /* put: send, then wait for done */
         if (r->status != SL_OK) {
             oo->status = r->status;
@@ -253,7 +377,7 @@ static void requester_answer(wire_t *w, int src, uint8_t type, const ofi_req_t *
         op_cancel(w, oo);
     }
     pthread_mutex_unlock(&o->lock);
-    if (end) requester_end(oo);
+    if (end) requester_end(w, oo);
 }
 
 void ofi_bulk_packet(wire_t *w, int src, uint8_t type, const void *data, size_t len)
@@ -263,6 +387,8 @@ void ofi_bulk_packet(wire_t *w, int src, uint8_t type, const void *data, size_t 
     memcpy(&r, data, sizeof r);
     if (type == WIRE_T_OFI_GET || type == WIRE_T_OFI_PUT)
         target_start(w, src, type == WIRE_T_OFI_GET, &r);
+    else if (type == WIRE_T_OFI_RELEASE)
+        target_release(w, src, r.id);
     else
         requester_answer(w, src, type, &r);
 }
@@ -287,11 +413,12 @@ void ofi_bulk_done(wire_t *w, ofi_ctx_t *c)
         target_done = true;
     }
     pthread_mutex_unlock(&o->lock);
-    if (end) requester_end(oo);
+    if (end) requester_end(w, oo);
     if (target_done) {
         /* a put's data is in: say so; a get: only a failure needs saying */
         if (oo->kind == BULK_PUT || oo->status != SL_OK)
-            send_req(w, oo->peer, WIRE_T_OFI_DONE, oo->id, oo->status, 0, 0);
+            send_req(w, oo->peer, WIRE_T_OFI_DONE,
+                     (ofi_req_t){.id = oo->id, .status = oo->status});
         op_free(oo);
     }
 }
@@ -307,12 +434,14 @@ void ofi_bulk_peer_gone(wire_t *w, int peer)
         if (oo->peer != peer) continue;
         oo->status = SL_ERR_PEER_DEAD;
         op_cancel(w, oo);
-        /* a put waiting for its ready or done has nothing posted to come back */
-        bool waiting = oo->op && oo->kind == BULK_PUT;
-        for (uint32_t c = 0; waiting && c < oo->chunks; c++)
-            if (oo->ctx[c].kind == OC_BULK_TX && !oo->ctx[c].over) waiting = false;
+        /* a copy waiting for a ready or done, or an RMA target waiting for
+         * its release, has nothing posted to come back */
+        bool waiting = oo->op || oo->mr;
+        for (uint32_t c = 0; waiting && oo->posted && c < oo->chunks; c++)
+            if (!oo->ctx[c].over) waiting = false;
         if (waiting) {
             op_unlink(w, oo);
+            oo->hold = false; /* nobody to release it to */
             oo->next = ended;
             ended = oo;
         }
@@ -321,7 +450,14 @@ void ofi_bulk_peer_gone(wire_t *w, int peer)
     while (ended) {
         ofi_op_t *oo = ended;
         ended = oo->next;
-        requester_end(oo);
+        if (oo->op) {
+            requester_end(w, oo);
+        } else {
+            pthread_mutex_lock(&o->lock);
+            ofi_mr_put(w, oo->mr);
+            pthread_mutex_unlock(&o->lock);
+            op_free(oo);
+        }
     }
 }
 
@@ -332,6 +468,7 @@ void ofi_bulk_fini(wire_t *w)
         ofi_op_t *oo = o->ops;
         o->ops = oo->next;
         if (oo->op) bulk_finish(oo->op, SL_ERR_PEER_DEAD);
+        if (oo->mr) ofi_mr_put(w, oo->mr);
         op_free(oo);
     }
 }

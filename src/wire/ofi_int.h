@@ -10,6 +10,7 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
 /* Header of a packet sent through libfabric; the payload follows.  token
@@ -43,6 +44,17 @@ typedef struct ofi_ctx {
     struct ofi_ctx *later; /* queued for the drainer (o->later) */
 } ofi_ctx_t;
 
+/* A registration of the cache (ofi_mr.c): whole pages, for one access. */
+typedef struct ofi_mr {
+    struct ofi_mr *prev, *next; /* most recently used first */
+    uintptr_t base;
+    size_t len;
+    uint64_t access;            /* FI_REMOTE_READ or FI_REMOTE_WRITE */
+    struct fid_mr *mr;
+    uint64_t key;
+    int refs;                   /* copies using it */
+} ofi_mr_t;
+
 /* A bulk copy in progress, on either side (ofi_bulk.c). */
 typedef struct ofi_op {
     struct ofi_op *next;
@@ -54,6 +66,11 @@ typedef struct ofi_op {
     size_t len;
     uint32_t chunks, left; /* chunks posted, completions still to come */
     sl_status_t status;
+    bool posted;         /* its chunks were handed to the provider */
+    bool rma;            /* by fi_read/fi_write into memory the target registered */
+    bool hold;           /* rma requester: the target holds a registration for it */
+    uint64_t rkey, raddr; /* rma requester: the target's key and address (READY) */
+    ofi_mr_t *mr;        /* rma target: the registration it holds */
     ofi_ctx_t *ctx;      /* [chunks] */
 } ofi_op_t;
 
@@ -84,7 +101,7 @@ struct wire_ofi {
 
     /* the waker thread: sleeps on the provider's wait object while a thread
      * of ours sleeps on our futex, and wakes it when packets come */
-    int wait_fd, stop_fd;
+    int wait_fd, tx_wait_fd, stop_fd; /* the queues' wait fds (-1: none) */
     pthread_t waker;
     bool waker_on;
     _Atomic uint32_t arm;      /* futex: a thread of ours went to sleep */
@@ -101,6 +118,13 @@ struct wire_ofi {
     /* bulk copies (ofi_bulk.c), under lock */
     ofi_op_t *ops;
     uint32_t next_id;
+    bool rma;                  /* SLUICE_OFI_RMA chose fi_read/fi_write */
+
+    /* registrations (ofi_mr.c), under lock: the provider's FI_MR_* modes */
+    bool mr_virt, mr_prov_key, mr_bind_ep;
+    size_t mr_key_size;        /* bytes of a key (FI_MR_RAW is not offered: at most 8) */
+    ofi_mr_t *mr_head, *mr_tail;
+    int n_mr, n_idle, mr_max;  /* all, unused, unused ones kept */
 };
 
 /* ofi.c */
@@ -120,6 +144,18 @@ bool ofi_again(wire_t *w, int peer, uint64_t *t0);
 void ofi_reap_tx(wire_t *w);
 /* A libfabric call failed in a way the transport cannot recover from. */
 void ofi_fatal(wire_t *w, const char *what, ssize_t rc) __attribute__((noreturn));
+
+/* ofi_mr.c (under lock) */
+/* The provider's registration modes and the cache's bound. */
+sl_status_t ofi_mr_init(wire_t *w);
+/* A registration covering [addr, addr+len) for access (FI_REMOTE_READ or
+ * _WRITE), from the cache or new; the caller holds it until ofi_mr_put.
+ * The range must have been checked (range_ok in ofi_bulk.c) just before. */
+sl_status_t ofi_mr_get(wire_t *w, uintptr_t addr, size_t len, uint64_t access, ofi_mr_t **out);
+void ofi_mr_put(wire_t *w, ofi_mr_t *m);
+/* The address a peer names for addr in an fi_read/fi_write with m's key. */
+uint64_t ofi_mr_raddr(const wire_t *w, const ofi_mr_t *m, uintptr_t addr);
+void ofi_mr_fini(wire_t *w);
 
 /* ofi_bulk.c */
 sl_status_t ofi_bulk(wire_t *w, wire_bulk_t *op);

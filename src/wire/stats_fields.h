@@ -35,3 +35,8 @@ WIRE_STAT_FIELD_(ofi_pkts_rx)       /* packets received through libfabric */
 WIRE_STAT_FIELD_(ofi_refused)       /* libfabric packets refused: not from a rank of this job */
 WIRE_STAT_FIELD_(ofi_bulk_ops)      /* bulk copies through libfabric (as requester) */
 WIRE_STAT_FIELD_(ofi_wakeups)       /* wake-ups by the libfabric wait object */
+WIRE_STAT_FIELD_(ofi_trywait_busy)  /* waker pauses: the provider refused to sleep, nothing to read */
+WIRE_STAT_FIELD_(ofi_rma_ops)       /* of ofi_bulk_ops: by fi_read/fi_write (SLUICE_OFI_RMA) */
+WIRE_STAT_FIELD_(ofi_mr_regs)       /* memory registrations made (fi_mr_reg) */
+WIRE_STAT_FIELD_(ofi_mr_hits)       /* transfers that reused a cached registration */
+WIRE_STAT_FIELD_(ofi_mr_drops)      /* registrations closed (evicted, or last use ended) */

@@ -6,6 +6,7 @@
 #include "wire/wire_int.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,15 +35,25 @@ sl_status_t tp_host_name(wire_t *w)
     return SL_OK;
 }
 
+int tp_param_choice(sl_param_id_t id, const char *const *names, int n)
+{
+    const char *v = sl_param_str(id);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v, names[i])) return i;
+    char list[128] = "";
+    for (int i = 0; i < n; i++) {
+        size_t k = strlen(list);
+        snprintf(list + k, sizeof list - k, "%s%s", i ? (i == n - 1 ? " or " : ", ") : "", names[i]);
+    }
+    sl_log_error("wire: %s=%s: use %s", sl_param_desc(id)->name, v, list);
+    return -1;
+}
+
 /* SLUICE_WIRE: 0 auto, 1 ofi, 2 shm, -1 not a valid name. */
 static int tp_mode(void)
 {
-    const char *v = sl_param_str(SL_PARAM_WIRE);
-    if (!strcmp(v, "auto")) return 0;
-    if (!strcmp(v, "ofi")) return 1;
-    if (!strcmp(v, "shm")) return 2;
-    sl_log_error("wire: SLUICE_WIRE=%s: use auto, ofi or shm", v);
-    return -1;
+    static const char *const names[] = {"auto", "ofi", "shm"};
+    return tp_param_choice(SL_PARAM_WIRE, names, 3);
 }
 
 /* Every peer's transport.  A peer whose segment names our host (or

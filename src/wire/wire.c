@@ -245,7 +245,7 @@ static void wire_print_stats(const wire_t *w)
 {
     wire_stats_t s;
     wire_get_stats(w, &s);
-    char line[1024];
+    char line[2048];
     int n = snprintf(line, sizeof line, "sluice[%d] wire stats:", w->rank);
 #define WIRE_STAT_FIELD_(f)                                                                 \
     if (n > 0 && (size_t)n < sizeof line)                                                   \
@@ -586,7 +586,7 @@ sl_status_t wire_send_buf(wire_t *w, int dst, uint8_t type, const void *buf, siz
 void wire_deliver(wire_t *w, int src, uint8_t type, uint8_t flags, const void *data, size_t len)
 {
     if (type > WIRE_TYPE_USER_MAX) {
-        bool ofi = type >= WIRE_T_OFI_GET && type <= WIRE_T_OFI_DONE;
+        bool ofi = type >= WIRE_T_OFI_GET && type <= WIRE_T_OFI_RELEASE;
         if (ofi && w->peers[src].tp == &wire_tp_ofi) ofi_bulk_packet(w, src, type, data, len);
         else if (type == WIRE_T_STAGE && w->peers[src].tp == &wire_tp_shm)
             bulk_stage_request(w, src, data, len);

@@ -4,6 +4,7 @@
 #define SL_WIRE_INT_H
 
 #include "util/list.h"
+#include "util/param.h"
 #include "util/sys.h"
 #include "wire/credit.h"
 #include "wire/dynfc.h"
@@ -25,9 +26,11 @@ enum { BULK_GET = 1, BULK_PUT = 2 }; /* wire_bulk_t.kind */
  * response (paper 001 §6.1): unlike credit packets they consume credits. */
 enum { WIRE_T_CREDIT = 0xf0, WIRE_T_STAGE = 0xf1, WIRE_T_CREQ = 0xf2, WIRE_T_CRESP = 0xf3 };
 /* libfabric bulk copies (ofi_bulk.c): a get or put request, the target's
- * answer to a put (ready or refused), and the end of a copy. */
+ * answer (to a put, or to any RMA request: ready or refused), the end of a
+ * copy, and an RMA requester's release of the target's registration.
+ * (0xec is the transport's BYE, handled in ofi.c.) */
 enum { WIRE_T_OFI_GET = 0xe8, WIRE_T_OFI_PUT = 0xe9, WIRE_T_OFI_READY = 0xea,
-       WIRE_T_OFI_DONE = 0xeb };
+       WIRE_T_OFI_DONE = 0xeb, WIRE_T_OFI_RELEASE = 0xed };
 /* Packet flags. */
 enum { PF_FIRST = 1, PF_LAST = 2, PF_PIGGY = 4 };
 
@@ -389,6 +392,9 @@ void wire_rx_settle(wire_t *w, const wire_rx_t *rx, uint32_t k, uint32_t value);
 sl_status_t tp_setup(wire_t *w);
 /* w->host from SLUICE_HOST or the machine's name (SL_ERR_CONFIG if unusable). */
 sl_status_t tp_host_name(wire_t *w);
+/* The index of string setting id's value in names[n], or -1 after logging
+ * the accepted values. */
+int tp_param_choice(sl_param_id_t id, const char *const *names, int n);
 /* Peer ended (found by the transport's check): mark it gone, once. */
 void tp_peer_gone(wire_t *w, int r, bool left);
 

@@ -5,7 +5,12 @@
  * attach copies from SLUICE_BULK_SPLIT bytes on are split with the peer
  * (which waits in the wire here): the pieces the peer copied are counted on
  * both sides and must agree, and be > 0 (= 0 with SLUICE_BULK_SPLIT=0).
- * usage: bulk_test [cma|staged|heap] */
+ * With "ofi" the peer is reached through libfabric (virtual hosts or
+ * SLUICE_WIRE=ofi): every copy must go through it, by fi_read/fi_write
+ * when SLUICE_OFI_RMA=on and by tagged messages when off, as its counters
+ * tell; the target's registrations are counted too (made, reused; none
+ * reused with SLUICE_OFI_MR_CACHE=0).
+ * usage: bulk_test [cma|staged|heap|ofi] */
 #include "util/status.h"
 #include "wtest.h"
 
@@ -13,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_ADDR = 1, T_GO = 2, T_ACK = 3, T_HELPED = 4 };
+enum { T_ADDR = 1, T_GO = 2, T_ACK = 3, T_HELPED = 4, T_FIN = 5 };
 #define BIG (64u << 20)
 #define SLACK 64
 
@@ -26,6 +31,40 @@ static const size_t sizes[] = {1,      2,      3,       7,       63,         64,
                                65537,  262143, 262145,  1048579, 16777215,   BIG};
 static const size_t offs[][2] = {{0, 0}, {1, 3}, {7, 0}, {0, 5}};
 
+enum { BULK_OP_GET, BULK_OP_PUT };
+
+/* A get or put to rank 1 - rank, waited for: its status. */
+static sl_status_t bulk_now(wt_ctx_t *c, int kind, uint64_t raddr, void *laddr, size_t len)
+{
+    wire_bulk_t op;
+    int peer = 1 - c->rank;
+    sl_status_t st = kind == BULK_OP_GET ? wire_get(c->wire, peer, raddr, laddr, len, &op)
+                                         : wire_put(c->wire, peer, raddr, laddr, len, &op);
+    return st == SL_INPROGRESS ? wire_bulk_wait(c->wire, &op) : st;
+}
+
+/* Over libfabric: every copy went through it, by RMA as SLUICE_OFI_RMA
+ * says; with RMA the target registered (or reused a registration) once per
+ * copy, and reused some (the rounds of one size share pages). */
+static void check_ofi(const wire_stats_t *s, uint64_t target_regs, uint64_t target_hits)
+{
+    const char *rma = getenv("SLUICE_OFI_RMA");
+    CHECK_EQ(s->ofi_bulk_ops, s->gets + s->puts);
+    if (rma && !strcmp(rma, "off")) {
+        CHECK_EQ(s->ofi_rma_ops, 0);
+        CHECK_EQ(target_regs + target_hits, 0);
+    } else if (rma && !strcmp(rma, "on")) {
+        CHECK_EQ(s->ofi_rma_ops, s->ofi_bulk_ops);
+        CHECK_EQ(target_regs + target_hits, s->ofi_rma_ops);
+        const char *cache = getenv("SLUICE_OFI_MR_CACHE");
+        if (cache && !strcmp(cache, "0")) CHECK_EQ(target_hits, 0); /* one copy at a time */
+        else CHECK(target_hits > 0);
+    }
+    printf("bulk: %llu of %llu copies by fi_read/fi_write; target: %llu registrations, %llu "
+           "reused\n", (unsigned long long)s->ofi_rma_ops, (unsigned long long)s->ofi_bulk_ops,
+           (unsigned long long)target_regs, (unsigned long long)target_hits);
+}
+
 int main(int argc, char **argv)
 {
     const char *expect = argc > 1 ? argv[1] : "";
@@ -33,7 +72,7 @@ int main(int argc, char **argv)
     CHECK_OK(wt_init(&c));
     CHECK_EQ(c.size, 2);
     int peer = 1 - c.rank;
-    bool heap = !strcmp(expect, "heap");
+    bool heap = !strcmp(expect, "heap"), ofi = !strcmp(expect, "ofi");
     char *src, *dst;
     if (heap) {
         src = wire_heap_alloc(c.wire, BIG + SLACK);
@@ -53,6 +92,9 @@ int main(int argc, char **argv)
     free(m);
 
     bool cma = wire_peer_uses_cma(c.wire, peer);
+    if (ofi) CHECK_MSG(!strcmp(wire_peer_transport(c.wire, peer), "ofi") && !cma,
+                       "peer %d is reached by %s, not libfabric", peer,
+                       wire_peer_transport(c.wire, peer));
     if (!strcmp(expect, "staged")) CHECK_MSG(!cma, "SLUICE_CMA=0 but CMA is used");
     if (!strcmp(expect, "cma") && !cma)
         printf("rank %d: cross-memory attach refused here; testing the staged path\n", c.rank);
@@ -104,18 +146,21 @@ int main(int argc, char **argv)
     wire_get_stats(c.wire, &s);
     if (c.rank == 1) {
         CHECK_EQ(s.split_copies, 0); /* it only helps */
-        wt_send(&c, 0, T_HELPED, &s.split_pieces_helped, sizeof s.split_pieces_helped);
+        uint64_t target[3] = {s.split_pieces_helped, s.ofi_mr_regs, s.ofi_mr_hits};
+        wt_send(&c, 0, T_HELPED, target, sizeof target);
+        free(wt_recv_from(&c, 0, T_FIN)); /* serving rank 0's last requests meanwhile */
     }
     if (c.rank == 0) {
         wt_msg_t *h = wt_recv_from(&c, peer, T_HELPED);
-        uint64_t helped;
-        memcpy(&helped, h->data, sizeof helped);
+        uint64_t target[3];
+        memcpy(target, h->data, sizeof target);
         free(h);
-        CHECK_EQ(helped, s.split_pieces_peer);
+        CHECK_EQ(target[0], s.split_pieces_peer);
+        if (ofi) check_ofi(&s, target[1], target[2]);
         const char *split = getenv("SLUICE_BULK_SPLIT");
         if (split && !strcmp(split, "0")) {
             CHECK_EQ(s.split_copies, 0);
-        } else if (cma && !heap) { /* 16 and 64 MiB copies at least, the peer waiting */
+        } else if (cma && !heap && !ofi) { /* 16 and 64 MiB copies at least, the peer waiting */
             CHECK(s.split_copies >= 2);
             CHECK(s.split_pieces_peer > 0);
         }
@@ -124,7 +169,7 @@ int main(int argc, char **argv)
             CHECK_EQ(s.staged_ops, 0);
         } else {
             CHECK_EQ(s.heap_copies, 0);
-            if (cma) CHECK_EQ(s.staged_ops, 0);
+            if (cma || ofi) CHECK_EQ(s.staged_ops, 0);
             else CHECK(s.staged_ops == s.gets + s.puts);
         }
         printf("bulk: %llu gets and %llu puts, %llu bytes, %llu split (%llu pieces by the "
@@ -132,7 +177,7 @@ int main(int argc, char **argv)
                (unsigned long long)s.gets, (unsigned long long)s.puts,
                (unsigned long long)s.bulk_bytes, (unsigned long long)s.split_copies,
                (unsigned long long)s.split_pieces_peer,
-               heap ? "the shared heap" : cma ? "cross-memory attach" : "staging");
+               heap ? "the shared heap" : cma ? "cross-memory attach" : ofi ? "libfabric" : "staging");
         /* invalid arguments */
         wire_bulk_t op;
         CHECK_EQ(wire_get(c.wire, 5, theirs.src, dst, 1, &op), SL_ERR_INVALID);
@@ -141,6 +186,11 @@ int main(int argc, char **argv)
         CHECK_EQ(wire_get(c.wire, peer, theirs.src, dst, 1, NULL), SL_ERR_INVALID);
         if (cma && !heap) /* an unmapped remote range is an error, not a crash */
             CHECK_EQ(wire_get(c.wire, peer, 4096, dst, 64, &op), SL_ERR_SYS);
+        if (ofi) { /* ... refused by the target, either way */
+            CHECK_EQ(bulk_now(&c, BULK_OP_GET, 4096, dst, 64), SL_ERR_SYS);
+            CHECK_EQ(bulk_now(&c, BULK_OP_PUT, 4096, src, 64), SL_ERR_SYS);
+        }
+        wt_send(&c, peer, T_FIN, NULL, 0);
     }
     wt_fence(&c);
     if (heap) {
