@@ -60,6 +60,8 @@
 
 #define MB_SELF (1ull << 62)
 #define MB_DONE 0xffffffffu
+#define MB_ABORT 0xfffffffeu /* from a peer: "this run cannot be set up here" */
+#define ABORT_IGNORE (((1ull << 62) - 1) & ~(ptl_match_bits_t)0xffffffffu)
 /* message ids: kind (2 bits) | tag (17) | epoch (1) | occurrence (12) */
 #define OCC_BITS 12
 #define ID_EPOCH (1u << OCC_BITS)
@@ -87,12 +89,15 @@ typedef struct coll_off {
     ptl_handle_me_t *tmh;    /* ... and their handles */
     ptl_handle_ct_t *rts;    /* Fig. 6 receives: RTS arrivals + enabled */
     ptl_handle_me_t *dme;    /* receives: the data entry (unlinked when it refused a misfit) */
+    ptl_handle_me_t *ome;    /* the other use-once entry: a send's notice, a self-put's target */
+    ptl_handle_me_t done_me; /* ... and the run's end (all unlinked when a run fails) */
     char **shadow;           /* shadow receives */
     ptl_handle_ct_t fin;
     bool fin_ok;             /* objects made (prepare) */
     char *base[COLL_NBASE];  /* the buffers the descriptors and entries point into */
     coll_run_t *run;         /* while started: the run, its sequence number, */
     unsigned seq;
+    uint32_t startno;        /* its number among the run's starts (aborts of persistent runs) */
     struct coll_off *live_next; /* ... and the next started run (O.live) */
 } coll_off_t;
 
@@ -179,6 +184,21 @@ static int misfit_catchers(void)
     return PTL_OK;
 }
 
+/* The abort catcher (a rank that cannot set a start up tells every rank
+ * of the communicator: off_abort_event): bit 62 from a peer (a self-put
+ * always finds its own entry first), id MB_ABORT, any context and
+ * sequence.  A full event each, on the error path only. */
+static int abort_catcher(void)
+{
+    ptl_me_t c = {.start = NULL, .length = 0, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                  .options = PTL_ME_OP_PUT | PTL_ME_UNEXPECTED_HDR_DISABLE |
+                             PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_UNLINK_DISABLE,
+                  .match_id = {.rank = PTL_RANK_ANY}, .match_bits = MB_SELF | MB_ABORT,
+                  .ignore_bits = ABORT_IGNORE};
+    ptl_handle_me_t h;
+    return PtlMEAppend(O.nic.ni, O.nic.pt, &c, PTL_OVERFLOW_LIST, &O.live, &h);
+}
+
 static sl_status_t nic_up(void)
 {
     if (O.up) return SL_OK;
@@ -186,7 +206,7 @@ static sl_status_t nic_up(void)
     ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = 0,
                    .eq_handle = PTL_EQ_NONE, .ct_handle = PTL_CT_NONE};
     if (PtlMDBind(O.nic.ni, &md, &O.md_all) != PTL_OK) return SL_ERR_PROTO;
-    if (misfit_catchers() != PTL_OK) {
+    if (misfit_catchers() != PTL_OK || abort_catcher() != PTL_OK) {
         PtlMDRelease(O.md_all);
         return SL_ERR_PROTO;
     }
@@ -215,8 +235,11 @@ static void off_free(coll_off_t *o)
         if (o->rts && o->rts[i] != PTL_INVALID_HANDLE) PtlCTFree(o->rts[i]);
         /* a data entry no message took (a failed run); else stale, refused */
         if (o->dme && o->dme[i] != PTL_INVALID_HANDLE) PtlMEUnlink(o->dme[i]);
+        if (o->ome && o->ome[i] != PTL_INVALID_HANDLE) PtlMEUnlink(o->ome[i]);
+        if (o->tmh && o->tmh[i]) PtlMEUnlink(o->tmh[i]);
         if (o->shadow) free(o->shadow[i]);
     }
+    if (o->done_me != PTL_INVALID_HANDLE) PtlMEUnlink(o->done_me);
     if (o->fin_ok) PtlCTFree(o->fin);
     free(o->ct);
     free(o->dct);
@@ -229,6 +252,7 @@ static void off_free(coll_off_t *o)
     free(o->tmh);
     free(o->rts);
     free(o->dme);
+    free(o->ome);
     free(o);
 }
 
@@ -247,13 +271,16 @@ static coll_off_t *off_new(uint32_t nv)
     o->tmh = calloc(nv, sizeof *o->tmh);
     o->rts = malloc(nv * sizeof *o->rts);
     o->dme = malloc(nv * sizeof *o->dme);
+    o->ome = malloc(nv * sizeof *o->ome);
+    o->done_me = PTL_INVALID_HANDLE;
     if (!o->ct || !o->dct || !o->md || !o->me || !o->thr || !o->id || !o->shadow || !o->tme ||
-        !o->tmh || !o->rts || !o->dme) {
+        !o->tmh || !o->rts || !o->dme || !o->ome) {
         off_free(o);
         return NULL;
     }
     for (uint32_t i = 0; i < nv; i++)
-        o->ct[i] = o->dct[i] = o->md[i] = o->me[i] = o->rts[i] = o->dme[i] = PTL_INVALID_HANDLE;
+        o->ct[i] = o->dct[i] = o->md[i] = o->me[i] = o->rts[i] = o->dme[i] = o->ome[i] =
+            PTL_INVALID_HANDLE;
     o->nv = nv;
     return o;
 }
@@ -392,7 +419,7 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
         }
         /* the receiver's ready notice, perhaps already waiting */
         return me_append(peer, NULL, 0, P2P_COLL_NOTICE | mbits(r->ctx, seq, o->id[v]),
-                         ONCE_CT | PTL_ME_EVENT_CT_OVERFLOW, o->ct[v], NULL, NULL);
+                         ONCE_CT | PTL_ME_EVENT_CT_OVERFLOW, o->ct[v], NULL, &o->ome[v]);
     }
     case CV_RECV: {
         ptl_match_bits_t bits = mbits(r->ctx, seq, data_id(x, o->id[v]));
@@ -409,7 +436,8 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
             rc = me_append(peer, o->shadow[v], x->len, bits, data_opts(x), o->ct[v], NULL,
                            &o->dme[v]);
             if (rc != PTL_OK) return rc;
-            return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
+            return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL,
+                             &o->ome[v]);
         }
         if (O.append) { /* the data entry too, when the receive is enabled */
             o->tme[v] = make_me(peer, vaddr(r, x->a), x->len, bits, data_opts(x), o->dct[v]);
@@ -419,7 +447,7 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
                          &o->dme[v]);
     }
     case CV_COPY:
-        return me_append(self, vaddr(r, x->b), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
+        return me_append(self, vaddr(r, x->b), x->len, own, ONCE_CT, o->dct[v], NULL, &o->ome[v]);
     case CV_REDUCE: {
         size_t bytes = x->len * r->s->op->esize;
         return me_append(self, vaddr(r, x->b), bytes, own,
@@ -547,6 +575,7 @@ static void settle_misfit(coll_off_t *o, uint32_t v, ptl_size_t rlength)
     if (r->err == SL_OK) r->err = rlength > x->len ? SL_ERR_TRUNCATE : SL_ERR_PROTO;
     ptl_handle_me_t me = o->shadow[v] || !O.append ? o->dme[v] : o->tmh[v];
     o->dme[v] = PTL_INVALID_HANDLE;
+    if (!o->shadow[v] && O.append) o->tmh[v] = 0;
     PtlMEUnlink(me);
     /* a shadow receive's copy still waits for its dependencies */
     PtlCTInc(o->shadow[v] ? o->ct[v] : o->dct[v], (ptl_ct_event_t){1, 0});
@@ -574,11 +603,17 @@ static void off_misfit(const ptl_event_t *ev)
                  (unsigned long long)ev->rlength, ev->initiator.rank);
 }
 
-/* Events of the offload portal: a run's end, or a misfit */
+static void off_abort_event(const ptl_event_t *ev);
+
+/* Events of the offload portal: a run's end, a misfit, an abort */
 static void off_event(const ptl_event_t *ev)
 {
     if (ev->user_ptr == &O) {
         off_misfit(ev);
+        return;
+    }
+    if (ev->user_ptr == &O.live) {
+        off_abort_event(ev);
         return;
     }
     coll_run_t *r = ev->user_ptr;
@@ -620,7 +655,7 @@ static int compile(coll_run_t *r, coll_off_t *o, unsigned seq)
         if ((rc = post_vertex(r, o, v, seq)) != PTL_OK) return rc;
     ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
     ptl_match_bits_t done = MB_SELF | mbits(r->ctx, seq, MB_DONE);
-    rc = me_append(self, NULL, 0, done, PTL_ME_USE_ONCE, PTL_CT_NONE, r, NULL);
+    rc = me_append(self, NULL, 0, done, PTL_ME_USE_ONCE, PTL_CT_NONE, r, &o->done_me);
     if (rc != PTL_OK) return rc;
     /* Step 2: the edges and the end, before anything can fire */
     uint32_t sinks = 0;
@@ -677,6 +712,200 @@ static void live_remove(coll_off_t *o)
         }
 }
 
+/* ---- limits and aborts ------------------------------------------------------------------------ */
+
+/* What one start of s holds on the NI at once (mirrors alloc_vertex,
+ * post_vertex, arm_vertex and compile): counters, entries, descriptors,
+ * and the most triggered operations waiting on one counter (the engine's
+ * max_triggered_ops counts per counter). */
+typedef struct off_needs {
+    long cts, entries, mds, trig;
+} off_needs_t;
+
+static void count_vertex(const coll_sched_t *s, const coll_vertex_t *x, off_needs_t *n)
+{
+    long on_dct = x->nsucc ? x->nsucc : 1, on_ct = 0; /* edges, or the sink's count on fin */
+    if (counter_only(x)) {
+        n->cts += 1;
+        if (on_dct > n->trig) n->trig = on_dct;
+        return;
+    }
+    n->cts += 2;
+    n->entries += 1;
+    switch (x->kind) {
+    case CV_SEND:
+        n->mds += 1;
+        on_ct = O.append ? 3 : 1; /* Fig. 6: append, RTS, data; else the data */
+        break;
+    case CV_RECV: {
+        bool shadow = x->ndeps > 0 && x->len <= COLL_OFF_SHADOW;
+        n->entries += shadow;                       /* the self-put's target */
+        on_ct = O.append && !shadow ? 3 : 1;        /* append, RTR, rts; or notice / copy */
+        if (O.append) n->cts += 1, n->entries += 1; /* rts and the RTS entry (2nd RTR: 1) */
+        break;
+    }
+    case CV_REDUCE: {
+        size_t piece = atom_piece(s->op);
+        on_ct = (long)((x->len * s->op->esize + piece - 1) / piece);
+        break;
+    }
+    default: on_ct = 1; break; /* copy */
+    }
+    if (on_ct > n->trig) n->trig = on_ct;
+    if (on_dct > n->trig) n->trig = on_dct;
+}
+
+/* Does a start of s fit the NI's limits?  The limits are the same on every
+ * rank (the same settings); the needs are this rank's.  Checked before
+ * anything of the start is posted. */
+static bool fits(const coll_sched_t *s, off_needs_t *n)
+{
+    *n = (off_needs_t){.cts = 1, .entries = 1, .trig = 1}; /* fin, the done entry and put */
+    for (uint32_t v = 0; v < s->nv; v++) count_vertex(s, &s->v[v], n);
+    return n->cts <= O.nic.max_cts && n->entries <= O.nic.max_entries &&
+           n->mds <= O.nic.max_mds && n->trig <= O.nic.max_trig;
+}
+
+/* Aborts that came before this rank started their run (or after it ended
+ * here: discarded), and per context the last non-persistent sequence
+ * number started, which tells the two apart. */
+typedef struct off_abort {
+    unsigned ctx, seq;
+    uint32_t startno;
+    struct off_abort *next;
+} off_abort_t;
+typedef struct off_ctx {
+    unsigned ctx, last;
+    struct off_ctx *next;
+} off_ctx_t;
+static off_abort_t *pending_aborts;
+static off_ctx_t *ctx_seen;
+
+static inline bool seq_persistent(unsigned seq)
+{
+    return (seq & COLL_SEQ_MASK) > COLL_SEQ_MASK / 2;
+}
+
+/* Has this rank started (ctx, seq) already?  Non-persistent sequence
+ * numbers run 1..COLL_SEQ_MASK / 2 in call order on every rank. */
+static bool seq_passed(unsigned ctx, unsigned seq)
+{
+    const unsigned span = COLL_SEQ_MASK / 2;
+    for (off_ctx_t *c = ctx_seen; c; c = c->next)
+        if (c->ctx == ctx) return (c->last + span - seq) % span < span / 2;
+    return false;
+}
+
+static void seq_started(unsigned ctx, unsigned seq)
+{
+    off_ctx_t *c = ctx_seen;
+    while (c && c->ctx != ctx) c = c->next;
+    if (!c && (c = calloc(1, sizeof *c))) {
+        c->ctx = ctx;
+        c->next = ctx_seen;
+        ctx_seen = c;
+    }
+    if (c) c->last = seq;
+}
+
+static bool same_start(unsigned ctx, unsigned seq, uint32_t startno, const coll_off_t *o)
+{
+    return (o->run->ctx & 0xffffu) == ctx && (o->seq & COLL_SEQ_MASK) == seq &&
+           (!seq_persistent(seq) || o->startno == startno);
+}
+
+/* An abort from a peer: a run started here fails (MPI_ERR_NO_MEM) and ends
+ * at once through its own done entry (so its end is reported exactly once,
+ * whichever comes first); one not started yet fails when it starts. */
+static void off_abort_event(const ptl_event_t *ev)
+{
+    unsigned ctx = (unsigned)(ev->match_bits >> 46) & 0xffffu;
+    unsigned seq = (unsigned)(ev->match_bits >> 32) & COLL_SEQ_MASK;
+    uint32_t startno = (uint32_t)ev->hdr_data;
+    for (coll_off_t *o = O.live; o; o = o->live_next)
+        if (same_start(ctx, seq, startno, o)) {
+            ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
+            if (o->run->err == SL_OK) o->run->err = SL_ERR_NOMEM;
+            PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, self, O.nic.pt,
+                   MB_SELF | mbits(o->run->ctx, o->seq, MB_DONE), 0, NULL, 0);
+            return;
+        }
+    if (!seq_persistent(seq) && seq_passed(ctx, seq)) return; /* it ended well here */
+    off_abort_t *a = malloc(sizeof *a);
+    if (!a) return;
+    *a = (off_abort_t){.ctx = ctx, .seq = seq, .startno = startno, .next = pending_aborts};
+    pending_aborts = a;
+}
+
+/* Was this start aborted by a peer already?  Drops that abort, and the
+ * ones of persistent starts this run has passed. */
+static bool take_abort(const coll_off_t *o)
+{
+    bool hit = false;
+    for (off_abort_t **p = &pending_aborts; *p;) {
+        off_abort_t *a = *p;
+        bool same = (o->run->ctx & 0xffffu) == a->ctx && (o->seq & COLL_SEQ_MASK) == a->seq;
+        bool now = same && same_start(a->ctx, a->seq, a->startno, o);
+        bool stale = same && seq_persistent(a->seq) && a->startno < o->startno;
+        if (now || stale) {
+            hit |= now;
+            *p = a->next;
+            free(a);
+        } else {
+            p = &a->next;
+        }
+    }
+    return hit;
+}
+
+/* This rank cannot set the start up: tell every rank of the communicator
+ * (the ones waiting for this rank's messages would wait for ever; the
+ * others end at once too, so that the call fails everywhere it has not
+ * completed already) */
+static void send_aborts(const coll_run_t *r, const coll_off_t *o)
+{
+    const coll_sched_t *s = r->s;
+    for (int i = 0; i < s->size + s->nremote; i++) {
+        int w = s->world_of ? s->world_of[i] : i;
+        if (w == O.nic.rank) continue;
+        ptl_process_t to = {.rank = (ptl_rank_t)w};
+        PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, to, O.nic.pt, MB_SELF | mbits(r->ctx, o->seq, MB_ABORT),
+               0, NULL, o->startno);
+    }
+}
+
+/* The start fails on this rank: nothing of it stays on the NI */
+static void fail_start(coll_run_t *r, coll_off_t *o, sl_status_t why)
+{
+    live_remove(o);
+    r->err = why;
+    r->off = NULL;
+    off_free(o);
+    coll_run_finish(r);
+}
+
+/* Set the start up, or fail it on every rank: a peer aborted it already,
+ * this rank's needs are past the NI's limits (before anything is posted),
+ * or the engine refused an object (others' objects share the NI). */
+static void start_or_abort(coll_run_t *r, coll_off_t *o, unsigned seq)
+{
+    const coll_sched_t *s = r->s;
+    off_needs_t n;
+    if (take_abort(o)) {
+        fail_start(r, o, SL_ERR_NOMEM);
+        return;
+    }
+    int rc = fits(s, &n) ? compile(r, o, seq) : PTL_NO_SPACE;
+    if (rc == PTL_OK) return;
+    sl_log_error("coll: cannot offload a %s of %u vertices (Portals error %d; it needs %ld "
+                 "counters, %ld entries, %ld descriptors, %ld triggered operations on one "
+                 "counter; the NI allows %d, %d, %d, %d): it fails on every rank",
+                 coll_kind_name((coll_kind_t)s->kind), s->nv, rc, n.cts, n.entries, n.mds, n.trig,
+                 O.nic.max_cts, O.nic.max_entries, O.nic.max_mds, O.nic.max_trig);
+    send_aborts(r, o);
+    fail_start(r, o, rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_PROTO);
+}
+
 sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
 {
     const coll_sched_t *s = r->s;
@@ -694,9 +923,12 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
      * of one start (Fig. 6 sends a second one when the RTS finds the
      * receiver ready; the sender's entry takes at most one) cannot match
      * the next start's entry.  One bit is enough: a pair's packets arrive
-     * in order, and the next start's RTR goes after the duplicate. */
-    if ((seq & COLL_SEQ_MASK) > COLL_SEQ_MASK / 2 && (r->starts++ & 1))
+     * in order, and the next start's RTR goes after the duplicate.  The
+     * start's number also names it in aborts (the same on every rank). */
+    o->startno = r->starts;
+    if (seq_persistent(seq) && (r->starts++ & 1))
         for (uint32_t v = 0; v < s->nv; v++) o->id[v] |= ID_EPOCH;
+    if (!seq_persistent(seq)) seq_started(r->ctx & 0xffffu, seq & COLL_SEQ_MASK);
     r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
     r->err = SL_OK;
     r->op_err = 0;
@@ -713,18 +945,7 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
     o->seq = seq;
     o->live_next = O.live;
     O.live = o;
-    int rc = compile(r, o, seq);
-    if (rc != PTL_OK) {
-        live_remove(o);
-        /* the peers may wait for this rank's messages now: say so loudly */
-        sl_log_error("coll: cannot offload a %s of %u vertices (Portals error %d); "
-                     "SLUICE_COLL_EXECUTOR=host runs it on the host",
-                     coll_kind_name((coll_kind_t)s->kind), s->nv, rc);
-        r->err = rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_PROTO;
-        r->off = NULL;
-        off_free(o);
-        coll_run_finish(r);
-    }
+    start_or_abort(r, o, seq);
     return SL_OK;
 }
 
@@ -777,8 +998,12 @@ int coll_off_collect(void)
             if (o->rts[v] != PTL_INVALID_HANDLE) PtlCTCancelTriggered(o->rts[v]);
         }
         if (o && r->err == SL_OK) {
-            /* every data entry was taken: their handles are stale now */
-            for (uint32_t v = 0; v < o->nv; v++) o->dme[v] = PTL_INVALID_HANDLE;
+            /* every use-once entry was taken: their handles are stale now */
+            for (uint32_t v = 0; v < o->nv; v++) {
+                o->dme[v] = o->ome[v] = PTL_INVALID_HANDLE;
+                o->tmh[v] = 0;
+            }
+            o->done_me = PTL_INVALID_HANDLE;
             r->off_keep = o;
         } else {
             off_free(o);

@@ -193,6 +193,8 @@ typedef struct p2p_nic {
     ptl_pt_index_t pt;
     int rank;
     ptl_size_t max_atomic; /* bytes of one PtlAtomic */
+    int max_cts, max_entries, max_mds; /* the NI's limits (shared with p2p's own objects) */
+    int max_trig;          /* triggered operations waiting on one counter */
 } p2p_nic_t;
 void p2p_nic(p2p_nic_t *out);
 /* fn(event) for each PUT event on P2P_COLL_PT, from the event handling of
