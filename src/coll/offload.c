@@ -712,7 +712,7 @@ static void live_remove(coll_off_t *o)
         }
 }
 
-/* ---- limits and aborts ------------------------------------------------------------------------ */
+/* ---- limits and aborts ----------------------------------------------------------------------- */
 
 /* What one start of s holds on the NI at once (mirrors alloc_vertex,
  * post_vertex, arm_vertex and compile): counters, entries, descriptors,
@@ -838,15 +838,19 @@ static void off_abort_event(const ptl_event_t *ev)
 }
 
 /* Was this start aborted by a peer already?  Drops that abort, and the
- * ones of persistent starts this run has passed. */
+ * stale ones of its context: of persistent starts this run has passed, of
+ * non-persistent calls behind this one (calls this rank had nothing to
+ * offload for: an empty schedule never starts here). */
 static bool take_abort(const coll_off_t *o)
 {
     bool hit = false;
+    unsigned ctx = o->run->ctx & 0xffffu, seq = o->seq & COLL_SEQ_MASK;
     for (off_abort_t **p = &pending_aborts; *p;) {
         off_abort_t *a = *p;
-        bool same = (o->run->ctx & 0xffffu) == a->ctx && (o->seq & COLL_SEQ_MASK) == a->seq;
+        bool same = ctx == a->ctx && seq == a->seq;
         bool now = same && same_start(a->ctx, a->seq, a->startno, o);
-        bool stale = same && seq_persistent(a->seq) && a->startno < o->startno;
+        bool behind = ctx == a->ctx && !same && !seq_persistent(seq) && seq_passed(ctx, a->seq);
+        bool stale = seq_persistent(a->seq) ? same && a->startno < o->startno : behind;
         if (now || stale) {
             hit |= now;
             *p = a->next;
@@ -869,8 +873,8 @@ static void send_aborts(const coll_run_t *r, const coll_off_t *o)
         int w = s->world_of ? s->world_of[i] : i;
         if (w == O.nic.rank) continue;
         ptl_process_t to = {.rank = (ptl_rank_t)w};
-        PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, to, O.nic.pt, MB_SELF | mbits(r->ctx, o->seq, MB_ABORT),
-               0, NULL, o->startno);
+        PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, to, O.nic.pt,
+               MB_SELF | mbits(r->ctx, o->seq, MB_ABORT), 0, NULL, o->startno);
     }
 }
 

@@ -121,6 +121,7 @@ int main(int argc, char **argv)
     big_ibcast(1);
     small_ones(2);
     MPI_Finalize();
-    if (rank == 0) printf("mpi_coll_limits: %d ranks ok (%s)\n", size, offload ? "offload" : "auto");
+    if (rank == 0)
+        printf("mpi_coll_limits: %d ranks ok (%s)\n", size, offload ? "offload" : "auto");
     return 0;
 }
