@@ -18,6 +18,7 @@
  *   - a Reduce of 8192 ints over a flat tree: only the root reduces
  *     (offload; host under auto);
  *   - then a small Ibcast, Iallreduce and Barrier, which fit. */
+#include "mpi_expect.h"
 #include "test.h"
 
 #include <mpi.h>
@@ -31,17 +32,11 @@
 static int rank, size;
 static bool offload; /* SLUICE_COLL_EXECUTOR=offload (else auto) */
 
-static int cls_of(int rc)
-{
-    int c;
-    MPI_Error_class(rc, &c);
-    return c;
-}
 
 static void expect_class(const char *what, int rc, double t0, int want)
 {
     double dt = MPI_Wtime() - t0;
-    int got = cls_of(rc);
+    int got = mt_class(rc);
     if (got != want || dt > BOUND_S)
         fprintf(stderr, "rank %d, %s: class %d after %.2f s, want %d\n", rank, what, got, dt,
                 want);

@@ -15,6 +15,7 @@
  * ctest entries) whose root sends more, then fewer, ints than the others
  * receive: every non-root reports the class, the root succeeds; run under
  * SLUICE_COLL_EXECUTOR=host and offload. */
+#include "mpi_expect.h"
 #include "test.h"
 
 #include <mpi.h>
@@ -30,12 +31,6 @@
 
 static int rank, size;
 
-static int cls_of(int rc)
-{
-    int c;
-    MPI_Error_class(rc, &c);
-    return c;
-}
 
 static unsigned char pattern(size_t i, int round)
 {
@@ -90,7 +85,7 @@ static int run_once(MPI_Request *r, const mis_case_t *c, unsigned char *sbuf, un
             CHECK(rbuf[i] == 0xee);
             break;
         }
-    return cls_of(rc);
+    return mt_class(rc);
 }
 
 static void run_case(const mis_case_t *c, int exec)
@@ -149,7 +144,7 @@ static void bcast_case(int n)
     int *b = malloc((size_t)(16 + GUARD) * sizeof(int));
     int count = rank == 0 ? 8 : n;
     for (int i = 0; i < 16 + GUARD; i++) b[i] = rank == 0 ? 100 + i : -1;
-    int got = cls_of(MPI_Bcast(b, count, MPI_INT, 0, MPI_COMM_WORLD));
+    int got = mt_class(MPI_Bcast(b, count, MPI_INT, 0, MPI_COMM_WORLD));
     int expect = rank == 0 ? MPI_SUCCESS : n < 8 ? MPI_ERR_TRUNCATE : MPI_ERR_ARG;
     if (got != expect) fprintf(stderr, "rank %d, bcast into %d: class %d, want %d\n", rank, n,
                                got, expect);
