@@ -94,6 +94,7 @@ typedef struct coll_off {
     char **shadow;           /* shadow receives */
     ptl_handle_ct_t fin;
     bool fin_ok;             /* objects made (prepare) */
+    bool checked;            /* the schedule's needs fit the NI's limits (start_or_abort) */
     char *base[COLL_NBASE];  /* the buffers the descriptors and entries point into */
     coll_run_t *run;         /* while started: the run, its sequence number, */
     unsigned seq;
@@ -899,8 +900,11 @@ static void start_or_abort(coll_run_t *r, coll_off_t *o, unsigned seq)
         fail_start(r, o, SL_ERR_NOMEM);
         return;
     }
-    int rc = fits(s, &n) ? compile(r, o, seq) : PTL_NO_SPACE;
+    /* counted once per set of objects: the needs are the schedule's */
+    if (!o->checked) o->checked = fits(s, &n);
+    int rc = o->checked ? compile(r, o, seq) : PTL_NO_SPACE;
     if (rc == PTL_OK) return;
+    fits(s, &n); /* for the message */
     sl_log_error("coll: cannot offload a %s of %u vertices (Portals error %d; it needs %ld "
                  "counters, %ld entries, %ld descriptors, %ld triggered operations on one "
                  "counter; the NI allows %d, %d, %d, %d): it fails on every rank",
