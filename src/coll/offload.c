@@ -38,7 +38,13 @@
  * that comes before the send's entry exists waits in the unexpected list
  * (p2p's catcher on the portal) until the append consumes it, counting it
  * on the entry's counter (PTL_ME_EVENT_CT_OVERFLOW).  No barrier, no
- * dropped message, and no host step after the start. */
+ * dropped message, and no host step after the start.
+ *
+ * Lengths: data entries refuse longer messages (PTL_ME_NO_TRUNCATE), which
+ * then land in a misfit catcher whose event makes the host settle the
+ * receive (off_misfit); they count bytes, so a shorter message shows in
+ * the count at collect; empty messages have their own kind.  Both errors
+ * come out as the host executor's (docs/OFFLOAD.md). */
 #include "coll/coll_int.h"
 
 #include "util/log.h"
@@ -54,26 +60,46 @@
 
 #define MB_SELF (1ull << 62)
 #define MB_DONE 0xffffffffu
+#define MB_ABORT 0xfffffffeu /* from a peer: "this run cannot be set up here" */
+#define ABORT_IGNORE (((1ull << 62) - 1) & ~(ptl_match_bits_t)0xffffffffu)
 /* message ids: kind (2 bits) | tag (17) | epoch (1) | occurrence (12) */
 #define OCC_BITS 12
 #define ID_EPOCH (1u << OCC_BITS)
 #define ID_RTS (1u << 30) /* Fig. 6: ready-to-send */
 #define ID_RTR (2u << 30) /* Fig. 6: ready-to-receive (dropped when its entry is not there) */
+#define ID_ZERO (3u << 30) /* a zero-byte data message (kind 0: one of at least a byte) */
+#define ID_KIND (3u << 30)
+/* Misfit catchers (overflow list): a data message of either kind that its
+ * receive's entry refused; bits 62 and 63 clear, the kind as it is, the
+ * rest ignored */
+#define MISFIT_IGNORE (((1ull << 62) - 1) & ~(ptl_match_bits_t)ID_KIND)
+/* What a completed dependency adds to a vertex's counter: more than any
+ * byte count that shares the counter (a shadow receive counts its bytes,
+ * at most COLL_OFF_SHADOW), so thresholds stay exact */
+#define DEP_W ((ptl_size_t)1 << 32)
 
 typedef struct coll_off {
     uint32_t nv;
     ptl_handle_ct_t *ct, *dct;
     ptl_handle_md_t *md;     /* sends */
     ptl_handle_me_t *me;     /* reduce and Fig. 6 RTS entries (persistent: unlinked at the end) */
-    uint32_t *thr;
+    ptl_size_t *thr;
     uint32_t *id;            /* send/recv: tag, epoch and occurrence (the ID_ layout) */
     ptl_me_t *tme;           /* Fig. 6: entries appended by triggers (read when they fire) */
     ptl_handle_me_t *tmh;    /* ... and their handles */
     ptl_handle_ct_t *rts;    /* Fig. 6 receives: RTS arrivals + enabled */
+    ptl_handle_me_t *dme;    /* receives: the data entry (unlinked when it refused a misfit) */
+    ptl_handle_me_t *ome;    /* the other use-once entry: a send's notice, a self-put's target */
+    ptl_handle_me_t done_me; /* ... and the run's end (all unlinked when a run fails) */
     char **shadow;           /* shadow receives */
     ptl_handle_ct_t fin;
     bool fin_ok;             /* objects made (prepare) */
+    bool checked;            /* the schedule's needs fit the NI's limits (start_or_abort) */
     char *base[COLL_NBASE];  /* the buffers the descriptors and entries point into */
+    coll_run_t *run;         /* while started: the run, its sequence number, */
+    unsigned seq;
+    uint32_t startno;        /* its number among the run's starts (aborts of persistent runs) */
+    struct coll_off *live_next; /* ... and the next started run (O.live) */
 } coll_off_t;
 
 static struct {
@@ -81,6 +107,7 @@ static struct {
     bool append; /* SLUICE_COLL_OFFLOAD_RNDV=append: Fig. 6 instead of Fig. 5 */
     p2p_nic_t nic;
     ptl_handle_md_t md_all; /* all memory, nothing counted: self puts, notices */
+    coll_off_t *live;       /* the runs started and not collected (misfits look them up) */
     bool up;
 } O = {.mode = -1};
 
@@ -133,6 +160,46 @@ bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async)
 
 /* ---- compiling ------------------------------------------------------------------------------- */
 
+/* The misfit catchers: zero-byte entries at the end of the offload
+ * portal's overflow list, one per kind of data message, with full events
+ * (the only ones of the executor besides a run's end).  Every data entry
+ * is PTL_ME_NO_TRUNCATE, so a message longer than its receive, or a
+ * zero-byte one (kind ID_ZERO) where bytes are expected and the other way
+ * round, skips its entry and lands here; nothing else can (data goes only
+ * after the receive's entry exists).  The event tells the host, which
+ * settles the receive (off_misfit).  No unexpected header: nothing may
+ * match it later. */
+static int misfit_catchers(void)
+{
+    static const ptl_match_bits_t kinds[2] = {0, ID_ZERO};
+    for (int i = 0; i < 2; i++) {
+        ptl_me_t c = {.start = NULL, .length = 0, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                      .options = PTL_ME_OP_PUT | PTL_ME_UNEXPECTED_HDR_DISABLE |
+                                 PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_UNLINK_DISABLE,
+                      .match_id = {.rank = PTL_RANK_ANY}, .match_bits = kinds[i],
+                      .ignore_bits = MISFIT_IGNORE};
+        ptl_handle_me_t h;
+        int rc = PtlMEAppend(O.nic.ni, O.nic.pt, &c, PTL_OVERFLOW_LIST, &O, &h);
+        if (rc != PTL_OK) return rc;
+    }
+    return PTL_OK;
+}
+
+/* The abort catcher (a rank that cannot set a start up tells every rank
+ * of the communicator: off_abort_event): bit 62 from a peer (a self-put
+ * always finds its own entry first), id MB_ABORT, any context and
+ * sequence.  A full event each, on the error path only. */
+static int abort_catcher(void)
+{
+    ptl_me_t c = {.start = NULL, .length = 0, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+                  .options = PTL_ME_OP_PUT | PTL_ME_UNEXPECTED_HDR_DISABLE |
+                             PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_UNLINK_DISABLE,
+                  .match_id = {.rank = PTL_RANK_ANY}, .match_bits = MB_SELF | MB_ABORT,
+                  .ignore_bits = ABORT_IGNORE};
+    ptl_handle_me_t h;
+    return PtlMEAppend(O.nic.ni, O.nic.pt, &c, PTL_OVERFLOW_LIST, &O.live, &h);
+}
+
 static sl_status_t nic_up(void)
 {
     if (O.up) return SL_OK;
@@ -140,6 +207,10 @@ static sl_status_t nic_up(void)
     ptl_md_t md = {.start = NULL, .length = PTL_SIZE_MAX, .options = 0,
                    .eq_handle = PTL_EQ_NONE, .ct_handle = PTL_CT_NONE};
     if (PtlMDBind(O.nic.ni, &md, &O.md_all) != PTL_OK) return SL_ERR_PROTO;
+    if (misfit_catchers() != PTL_OK || abort_catcher() != PTL_OK) {
+        PtlMDRelease(O.md_all);
+        return SL_ERR_PROTO;
+    }
     O.up = true;
     return SL_OK;
 }
@@ -163,8 +234,13 @@ static void off_free(coll_off_t *o)
         if (o->dct && o->dct[i] != PTL_INVALID_HANDLE && o->dct[i] != o->ct[i]) PtlCTFree(o->dct[i]);
         if (o->ct && o->ct[i] != PTL_INVALID_HANDLE) PtlCTFree(o->ct[i]);
         if (o->rts && o->rts[i] != PTL_INVALID_HANDLE) PtlCTFree(o->rts[i]);
+        /* a data entry no message took (a failed run); else stale, refused */
+        if (o->dme && o->dme[i] != PTL_INVALID_HANDLE) PtlMEUnlink(o->dme[i]);
+        if (o->ome && o->ome[i] != PTL_INVALID_HANDLE) PtlMEUnlink(o->ome[i]);
+        if (o->tmh && o->tmh[i]) PtlMEUnlink(o->tmh[i]);
         if (o->shadow) free(o->shadow[i]);
     }
+    if (o->done_me != PTL_INVALID_HANDLE) PtlMEUnlink(o->done_me);
     if (o->fin_ok) PtlCTFree(o->fin);
     free(o->ct);
     free(o->dct);
@@ -176,6 +252,8 @@ static void off_free(coll_off_t *o)
     free(o->tme);
     free(o->tmh);
     free(o->rts);
+    free(o->dme);
+    free(o->ome);
     free(o);
 }
 
@@ -193,13 +271,17 @@ static coll_off_t *off_new(uint32_t nv)
     o->tme = calloc(nv, sizeof *o->tme);
     o->tmh = calloc(nv, sizeof *o->tmh);
     o->rts = malloc(nv * sizeof *o->rts);
+    o->dme = malloc(nv * sizeof *o->dme);
+    o->ome = malloc(nv * sizeof *o->ome);
+    o->done_me = PTL_INVALID_HANDLE;
     if (!o->ct || !o->dct || !o->md || !o->me || !o->thr || !o->id || !o->shadow || !o->tme ||
-        !o->tmh || !o->rts) {
+        !o->tmh || !o->rts || !o->dme || !o->ome) {
         off_free(o);
         return NULL;
     }
     for (uint32_t i = 0; i < nv; i++)
-        o->ct[i] = o->dct[i] = o->md[i] = o->me[i] = o->rts[i] = PTL_INVALID_HANDLE;
+        o->ct[i] = o->dct[i] = o->md[i] = o->me[i] = o->rts[i] = o->dme[i] = o->ome[i] =
+            PTL_INVALID_HANDLE;
     o->nv = nv;
     return o;
 }
@@ -260,10 +342,33 @@ static size_t atom_piece(const coll_op_t *op)
 
 #define ONCE_CT (PTL_ME_USE_ONCE | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE)
 
-/* A vertex whose only object is its counter (dct = ct, thr = ndeps) */
+/* A vertex whose only object is its counter (dct = ct, thr = its
+ * dependencies) */
 static inline bool counter_only(const coll_vertex_t *x)
 {
     return x->kind == CV_NOP || (x->kind == CV_REDUCE && x->len == 0);
+}
+
+/* ct[v] once every dependency of v has completed (each adds DEP_W) */
+static inline ptl_size_t deps_in(const coll_vertex_t *x)
+{
+    return (ptl_size_t)x->ndeps * DEP_W;
+}
+
+/* The id of a send's or receive's data message: its kind says whether it
+ * is empty, so an empty message and a receive of bytes (or the other way
+ * round) never match (each side knows only its own length) */
+static inline uint32_t data_id(const coll_vertex_t *x, uint32_t id)
+{
+    return x->len ? id : id | ID_ZERO;
+}
+
+/* A receive's data entry: used once, refuses a longer message (misfit
+ * catchers), and counts the bytes it took (a shorter message shows at
+ * collect) or, when empty, the message */
+static inline unsigned data_opts(const coll_vertex_t *x)
+{
+    return ONCE_CT | PTL_ME_NO_TRUNCATE | (x->len ? PTL_ME_EVENT_CT_BYTES : 0);
 }
 
 /* Step 0, once per set of objects (reused by later starts of the run):
@@ -275,7 +380,7 @@ static int alloc_vertex(coll_run_t *r, coll_off_t *o, uint32_t v)
     if (rc != PTL_OK) return rc;
     if (counter_only(x)) {
         o->dct[v] = o->ct[v];
-        o->thr[v] = x->ndeps;
+        o->thr[v] = deps_in(x);
         return PTL_OK;
     }
     if ((rc = PtlCTAlloc(O.nic.ni, &o->dct[v])) != PTL_OK) return rc;
@@ -288,8 +393,9 @@ static int alloc_vertex(coll_run_t *r, coll_off_t *o, uint32_t v)
     }
     if (x->kind == CV_RECV && O.append && (rc = PtlCTAlloc(O.nic.ni, &o->rts[v])) != PTL_OK)
         return rc;
+    /* zeroed: a refused message leaves it as it is, and it is copied */
     if (x->kind == CV_RECV && x->ndeps > 0 && x->len <= COLL_OFF_SHADOW &&
-        !(o->shadow[v] = malloc(x->len ? x->len : 1)))
+        !(o->shadow[v] = calloc(1, x->len ? x->len : 1)))
         return PTL_NO_SPACE;
     if (x->kind == CV_REDUCE) {
         size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
@@ -314,10 +420,10 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
         }
         /* the receiver's ready notice, perhaps already waiting */
         return me_append(peer, NULL, 0, P2P_COLL_NOTICE | mbits(r->ctx, seq, o->id[v]),
-                         ONCE_CT | PTL_ME_EVENT_CT_OVERFLOW, o->ct[v], NULL, NULL);
+                         ONCE_CT | PTL_ME_EVENT_CT_OVERFLOW, o->ct[v], NULL, &o->ome[v]);
     }
     case CV_RECV: {
-        ptl_match_bits_t bits = mbits(r->ctx, seq, o->id[v]);
+        ptl_match_bits_t bits = mbits(r->ctx, seq, data_id(x, o->id[v]));
         if (O.append) { /* Fig. 6: RTS arrivals (+ enabled) on rts[v] */
             /* not use-once: an RTS that came before this entry existed was
              * dropped, and a use-once entry would then outlive the run and
@@ -328,18 +434,21 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
             if (rc != PTL_OK) return rc;
         }
         if (o->shadow[v]) {
-            rc = me_append(peer, o->shadow[v], x->len, bits, ONCE_CT, o->ct[v], NULL, NULL);
+            rc = me_append(peer, o->shadow[v], x->len, bits, data_opts(x), o->ct[v], NULL,
+                           &o->dme[v]);
             if (rc != PTL_OK) return rc;
-            return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
+            return me_append(self, vaddr(r, x->a), x->len, own, ONCE_CT, o->dct[v], NULL,
+                             &o->ome[v]);
         }
         if (O.append) { /* the data entry too, when the receive is enabled */
-            o->tme[v] = make_me(peer, vaddr(r, x->a), x->len, bits, ONCE_CT, o->dct[v]);
+            o->tme[v] = make_me(peer, vaddr(r, x->a), x->len, bits, data_opts(x), o->dct[v]);
             return PTL_OK;
         }
-        return me_append(peer, vaddr(r, x->a), x->len, bits, ONCE_CT, o->dct[v], NULL, NULL);
+        return me_append(peer, vaddr(r, x->a), x->len, bits, data_opts(x), o->dct[v], NULL,
+                         &o->dme[v]);
     }
     case CV_COPY:
-        return me_append(self, vaddr(r, x->b), x->len, own, ONCE_CT, o->dct[v], NULL, NULL);
+        return me_append(self, vaddr(r, x->b), x->len, own, ONCE_CT, o->dct[v], NULL, &o->ome[v]);
     case CV_REDUCE: {
         size_t bytes = x->len * r->s->op->esize;
         return me_append(self, vaddr(r, x->b), bytes, own,
@@ -358,7 +467,7 @@ static int copy_shadow(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
     return PtlTriggeredPut(O.md_all, (ptl_size_t)(uintptr_t)o->shadow[v], x->len, PTL_NO_ACK_REQ,
                            self, O.nic.pt, MB_SELF | mbits(r->ctx, seq, v), 0, NULL, 0, o->ct[v],
-                           x->ndeps + 1);
+                           deps_in(x) + 1);
 }
 
 /* Fig. 6, the sender: when enabled, append the entry for the receiver's
@@ -368,14 +477,15 @@ static int arm_send_fig6(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     const coll_vertex_t *x = &r->s->v[v];
     ptl_process_t peer = {.rank = (ptl_rank_t)x->peer};
     int rc = PtlTriggeredMEAppend(O.nic.ni, O.nic.pt, &o->tme[v], PTL_PRIORITY_LIST, NULL,
-                                  &o->tmh[v], o->ct[v], x->ndeps);
+                                  &o->tmh[v], o->ct[v], deps_in(x));
     if (rc == PTL_OK)
         rc = PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, O.nic.pt,
                              mbits(r->ctx, seq, o->id[v] | ID_RTS), 0, NULL, 0, o->ct[v],
-                             x->ndeps);
+                             deps_in(x));
     if (rc == PTL_OK)
         rc = PtlTriggeredPut(o->md[v], 0, x->len, PTL_NO_ACK_REQ, peer, O.nic.pt,
-                             mbits(r->ctx, seq, o->id[v]), 0, NULL, 0, o->ct[v], x->ndeps + 1);
+                             mbits(r->ctx, seq, data_id(x, o->id[v])), 0, NULL, 0, o->ct[v],
+                             deps_in(x) + 1);
     return rc;
 }
 
@@ -396,12 +506,12 @@ static int arm_recv_fig6(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
         if (rc == PTL_OK) rc = copy_shadow(r, o, v, seq);
     } else {
         rc = PtlTriggeredMEAppend(O.nic.ni, O.nic.pt, &o->tme[v], PTL_PRIORITY_LIST, NULL,
-                                  &o->tmh[v], o->ct[v], x->ndeps);
+                                  &o->tmh[v], o->ct[v], deps_in(x));
         if (rc == PTL_OK)
             rc = PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, O.nic.pt, rtr, 0, NULL, 0,
-                                 o->ct[v], x->ndeps);
+                                 o->ct[v], deps_in(x));
         if (rc == PTL_OK)
-            rc = PtlTriggeredCTInc(o->rts[v], (ptl_ct_event_t){1, 0}, o->ct[v], x->ndeps);
+            rc = PtlTriggeredCTInc(o->rts[v], (ptl_ct_event_t){1, 0}, o->ct[v], deps_in(x));
     }
     if (rc == PTL_OK)
         rc = PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, O.nic.pt, rtr, 0, NULL, 0,
@@ -420,7 +530,8 @@ static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     case CV_SEND:
         if (O.append) return arm_send_fig6(r, o, v, seq);
         return PtlTriggeredPut(o->md[v], 0, x->len, PTL_NO_ACK_REQ, peer, pt,
-                               mbits(r->ctx, seq, o->id[v]), 0, NULL, 0, o->ct[v], x->ndeps + 1);
+                               mbits(r->ctx, seq, data_id(x, o->id[v])), 0, NULL, 0, o->ct[v],
+                               deps_in(x) + 1);
     case CV_RECV: {
         if (O.append) return arm_recv_fig6(r, o, v, seq);
         ptl_match_bits_t note = P2P_COLL_NOTICE | mbits(r->ctx, seq, o->id[v]);
@@ -430,11 +541,11 @@ static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
             return copy_shadow(r, o, v, seq);
         }
         return PtlTriggeredPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, peer, pt, note, 0, NULL, 0,
-                               o->ct[v], x->ndeps);
+                               o->ct[v], deps_in(x));
     }
     case CV_COPY:
         return PtlTriggeredPut(O.md_all, (ptl_size_t)(uintptr_t)vaddr(r, x->a), x->len,
-                               PTL_NO_ACK_REQ, self, pt, own, 0, NULL, 0, o->ct[v], x->ndeps);
+                               PTL_NO_ACK_REQ, self, pt, own, 0, NULL, 0, o->ct[v], deps_in(x));
     case CV_REDUCE: {
         size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
         const char *in = vaddr(r, x->a);
@@ -443,7 +554,8 @@ static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
             int rc = PtlTriggeredAtomic(O.md_all, (ptl_size_t)(uintptr_t)(in + at), n,
                                         PTL_NO_ACK_REQ, self, pt, own, at, NULL, 0,
                                         (ptl_op_t)r->s->op->atom_op,
-                                        (ptl_datatype_t)r->s->op->atom_type, o->ct[v], x->ndeps);
+                                        (ptl_datatype_t)r->s->op->atom_type, o->ct[v],
+                                        deps_in(x));
             if (rc != PTL_OK) return rc;
         }
         return PTL_OK;
@@ -452,11 +564,62 @@ static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     }
 }
 
-static void off_done_hook(void *user_ptr, int fail)
+/* A receive whose entry refused its message (a misfit catcher's event):
+ * the run fails as the host executor's would (longer: SL_ERR_TRUNCATE;
+ * an empty one for bytes: SL_ERR_PROTO), the refused entry goes, and the
+ * receive completes without data so that the schedule, and the peers
+ * waiting for this rank, go on. */
+static void settle_misfit(coll_off_t *o, uint32_t v, ptl_size_t rlength)
 {
-    coll_run_t *r = user_ptr;
+    coll_run_t *r = o->run;
+    const coll_vertex_t *x = &r->s->v[v];
+    if (r->err == SL_OK) r->err = rlength > x->len ? SL_ERR_TRUNCATE : SL_ERR_PROTO;
+    ptl_handle_me_t me = o->shadow[v] || !O.append ? o->dme[v] : o->tmh[v];
+    o->dme[v] = PTL_INVALID_HANDLE;
+    if (!o->shadow[v] && O.append) o->tmh[v] = 0;
+    PtlMEUnlink(me);
+    /* a shadow receive's copy still waits for its dependencies */
+    PtlCTInc(o->shadow[v] ? o->ct[v] : o->dct[v], (ptl_ct_event_t){1, 0});
+    SL_TRACE('i', "coll", "misfit", (uint64_t)(uintptr_t)r, "\"vertex\":%u,\"rlength\":%llu",
+             v, (unsigned long long)rlength);
+}
+
+static void off_misfit(const ptl_event_t *ev)
+{
+    unsigned ctx = (unsigned)(ev->match_bits >> 46) & 0xffffu;
+    unsigned seq = (unsigned)(ev->match_bits >> 32) & COLL_SEQ_MASK;
+    uint32_t id = (uint32_t)ev->match_bits & ~ID_KIND;
+    for (coll_off_t *o = O.live; o; o = o->live_next) {
+        const coll_sched_t *s = o->run->s;
+        if ((o->run->ctx & 0xffffu) != ctx || (o->seq & COLL_SEQ_MASK) != seq) continue;
+        for (uint32_t v = 0; v < s->nv; v++)
+            if (s->v[v].kind == CV_RECV && (ptl_rank_t)s->v[v].peer == ev->initiator.rank &&
+                o->id[v] == id) {
+                settle_misfit(o, v, ev->rlength);
+                return;
+            }
+    }
+    /* a run that failed (an ended peer) and is gone: nothing waits for it */
+    sl_log_debug("coll: a message of %llu bytes from rank %u matches no offloaded receive",
+                 (unsigned long long)ev->rlength, ev->initiator.rank);
+}
+
+static void off_abort_event(const ptl_event_t *ev);
+
+/* Events of the offload portal: a run's end, a misfit, an abort */
+static void off_event(const ptl_event_t *ev)
+{
+    if (ev->user_ptr == &O) {
+        off_misfit(ev);
+        return;
+    }
+    if (ev->user_ptr == &O.live) {
+        off_abort_event(ev);
+        return;
+    }
+    coll_run_t *r = ev->user_ptr;
     if (!r) return;
-    if (fail != PTL_NI_OK && r->err == SL_OK) r->err = SL_ERR_PROTO;
+    if (ev->ni_fail_type != PTL_NI_OK && r->err == SL_OK) r->err = SL_ERR_PROTO;
     r->off_next = coll_state.off_done;
     coll_state.off_done = r;
     coll_state.ticks++;
@@ -493,14 +656,14 @@ static int compile(coll_run_t *r, coll_off_t *o, unsigned seq)
         if ((rc = post_vertex(r, o, v, seq)) != PTL_OK) return rc;
     ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
     ptl_match_bits_t done = MB_SELF | mbits(r->ctx, seq, MB_DONE);
-    rc = me_append(self, NULL, 0, done, PTL_ME_USE_ONCE, PTL_CT_NONE, r, NULL);
+    rc = me_append(self, NULL, 0, done, PTL_ME_USE_ONCE, PTL_CT_NONE, r, &o->done_me);
     if (rc != PTL_OK) return rc;
     /* Step 2: the edges and the end, before anything can fire */
     uint32_t sinks = 0;
     for (uint32_t v = 0; v < s->nv && rc == PTL_OK; v++) {
         const coll_vertex_t *x = &s->v[v];
         for (uint32_t j = 0; j < x->nsucc && rc == PTL_OK; j++)
-            rc = PtlTriggeredCTInc(o->ct[s->succ[x->succ0 + j]], (ptl_ct_event_t){1, 0},
+            rc = PtlTriggeredCTInc(o->ct[s->succ[x->succ0 + j]], (ptl_ct_event_t){DEP_W, 0},
                                    o->dct[v], o->thr[v]);
         if (x->nsucc == 0 && rc == PTL_OK) {
             sinks++;
@@ -541,6 +704,216 @@ static sl_status_t take_objects(coll_run_t *r, coll_off_t **out)
     return SL_OK;
 }
 
+static void live_remove(coll_off_t *o)
+{
+    for (coll_off_t **p = &O.live; *p; p = &(*p)->live_next)
+        if (*p == o) {
+            *p = o->live_next;
+            return;
+        }
+}
+
+/* ---- limits and aborts ----------------------------------------------------------------------- */
+
+/* What one start of s holds on the NI at once (mirrors alloc_vertex,
+ * post_vertex, arm_vertex and compile): counters, entries, descriptors,
+ * and the most triggered operations waiting on one counter (the engine's
+ * max_triggered_ops counts per counter). */
+typedef struct off_needs {
+    long cts, entries, mds, trig;
+} off_needs_t;
+
+static void count_vertex(const coll_sched_t *s, const coll_vertex_t *x, off_needs_t *n)
+{
+    long on_dct = x->nsucc ? x->nsucc : 1, on_ct = 0; /* edges, or the sink's count on fin */
+    if (counter_only(x)) {
+        n->cts += 1;
+        if (on_dct > n->trig) n->trig = on_dct;
+        return;
+    }
+    n->cts += 2;
+    n->entries += 1;
+    switch (x->kind) {
+    case CV_SEND:
+        n->mds += 1;
+        on_ct = O.append ? 3 : 1; /* Fig. 6: append, RTS, data; else the data */
+        break;
+    case CV_RECV: {
+        bool shadow = x->ndeps > 0 && x->len <= COLL_OFF_SHADOW;
+        n->entries += shadow;                       /* the self-put's target */
+        on_ct = O.append && !shadow ? 3 : 1;        /* append, RTR, rts; or notice / copy */
+        if (O.append) n->cts += 1, n->entries += 1; /* rts and the RTS entry (2nd RTR: 1) */
+        break;
+    }
+    case CV_REDUCE: {
+        size_t piece = atom_piece(s->op);
+        on_ct = (long)((x->len * s->op->esize + piece - 1) / piece);
+        break;
+    }
+    default: on_ct = 1; break; /* copy */
+    }
+    if (on_ct > n->trig) n->trig = on_ct;
+    if (on_dct > n->trig) n->trig = on_dct;
+}
+
+/* Does a start of s fit the NI's limits?  The limits are the same on every
+ * rank (the same settings); the needs are this rank's.  Checked before
+ * anything of the start is posted. */
+static bool fits(const coll_sched_t *s, off_needs_t *n)
+{
+    *n = (off_needs_t){.cts = 1, .entries = 1, .trig = 1}; /* fin, the done entry and put */
+    for (uint32_t v = 0; v < s->nv; v++) count_vertex(s, &s->v[v], n);
+    return n->cts <= O.nic.max_cts && n->entries <= O.nic.max_entries &&
+           n->mds <= O.nic.max_mds && n->trig <= O.nic.max_trig;
+}
+
+/* Aborts that came before this rank started their run (or after it ended
+ * here: discarded), and per context the last non-persistent sequence
+ * number started, which tells the two apart. */
+typedef struct off_abort {
+    unsigned ctx, seq;
+    uint32_t startno;
+    struct off_abort *next;
+} off_abort_t;
+typedef struct off_ctx {
+    unsigned ctx, last;
+    struct off_ctx *next;
+} off_ctx_t;
+static off_abort_t *pending_aborts;
+static off_ctx_t *ctx_seen;
+
+static inline bool seq_persistent(unsigned seq)
+{
+    return (seq & COLL_SEQ_MASK) > COLL_SEQ_MASK / 2;
+}
+
+/* Has this rank started (ctx, seq) already?  Non-persistent sequence
+ * numbers run 1..COLL_SEQ_MASK / 2 in call order on every rank. */
+static bool seq_passed(unsigned ctx, unsigned seq)
+{
+    const unsigned span = COLL_SEQ_MASK / 2;
+    for (off_ctx_t *c = ctx_seen; c; c = c->next)
+        if (c->ctx == ctx) return (c->last + span - seq) % span < span / 2;
+    return false;
+}
+
+static void seq_started(unsigned ctx, unsigned seq)
+{
+    off_ctx_t *c = ctx_seen;
+    while (c && c->ctx != ctx) c = c->next;
+    if (!c && (c = calloc(1, sizeof *c))) {
+        c->ctx = ctx;
+        c->next = ctx_seen;
+        ctx_seen = c;
+    }
+    if (c) c->last = seq;
+}
+
+static bool same_start(unsigned ctx, unsigned seq, uint32_t startno, const coll_off_t *o)
+{
+    return (o->run->ctx & 0xffffu) == ctx && (o->seq & COLL_SEQ_MASK) == seq &&
+           (!seq_persistent(seq) || o->startno == startno);
+}
+
+/* An abort from a peer: a run started here fails (MPI_ERR_NO_MEM) and ends
+ * at once through its own done entry (so its end is reported exactly once,
+ * whichever comes first); one not started yet fails when it starts. */
+static void off_abort_event(const ptl_event_t *ev)
+{
+    unsigned ctx = (unsigned)(ev->match_bits >> 46) & 0xffffu;
+    unsigned seq = (unsigned)(ev->match_bits >> 32) & COLL_SEQ_MASK;
+    uint32_t startno = (uint32_t)ev->hdr_data;
+    for (coll_off_t *o = O.live; o; o = o->live_next)
+        if (same_start(ctx, seq, startno, o)) {
+            ptl_process_t self = {.rank = (ptl_rank_t)O.nic.rank};
+            if (o->run->err == SL_OK) o->run->err = SL_ERR_NOMEM;
+            PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, self, O.nic.pt,
+                   MB_SELF | mbits(o->run->ctx, o->seq, MB_DONE), 0, NULL, 0);
+            return;
+        }
+    if (!seq_persistent(seq) && seq_passed(ctx, seq)) return; /* it ended well here */
+    off_abort_t *a = malloc(sizeof *a);
+    if (!a) return;
+    *a = (off_abort_t){.ctx = ctx, .seq = seq, .startno = startno, .next = pending_aborts};
+    pending_aborts = a;
+}
+
+/* Was this start aborted by a peer already?  Drops that abort, and the
+ * stale ones of its context: of persistent starts this run has passed, of
+ * non-persistent calls behind this one (calls this rank had nothing to
+ * offload for: an empty schedule never starts here). */
+static bool take_abort(const coll_off_t *o)
+{
+    bool hit = false;
+    unsigned ctx = o->run->ctx & 0xffffu, seq = o->seq & COLL_SEQ_MASK;
+    for (off_abort_t **p = &pending_aborts; *p;) {
+        off_abort_t *a = *p;
+        bool same = ctx == a->ctx && seq == a->seq;
+        bool now = same && same_start(a->ctx, a->seq, a->startno, o);
+        bool behind = ctx == a->ctx && !same && !seq_persistent(seq) && seq_passed(ctx, a->seq);
+        bool stale = seq_persistent(a->seq) ? same && a->startno < o->startno : behind;
+        if (now || stale) {
+            hit |= now;
+            *p = a->next;
+            free(a);
+        } else {
+            p = &a->next;
+        }
+    }
+    return hit;
+}
+
+/* This rank cannot set the start up: tell every rank of the communicator
+ * (the ones waiting for this rank's messages would wait for ever; the
+ * others end at once too, so that the call fails everywhere it has not
+ * completed already) */
+static void send_aborts(const coll_run_t *r, const coll_off_t *o)
+{
+    const coll_sched_t *s = r->s;
+    for (int i = 0; i < s->size + s->nremote; i++) {
+        int w = s->world_of ? s->world_of[i] : i;
+        if (w == O.nic.rank) continue;
+        ptl_process_t to = {.rank = (ptl_rank_t)w};
+        PtlPut(O.md_all, 0, 0, PTL_NO_ACK_REQ, to, O.nic.pt,
+               MB_SELF | mbits(r->ctx, o->seq, MB_ABORT), 0, NULL, o->startno);
+    }
+}
+
+/* The start fails on this rank: nothing of it stays on the NI */
+static void fail_start(coll_run_t *r, coll_off_t *o, sl_status_t why)
+{
+    live_remove(o);
+    r->err = why;
+    r->off = NULL;
+    off_free(o);
+    coll_run_finish(r);
+}
+
+/* Set the start up, or fail it on every rank: a peer aborted it already,
+ * this rank's needs are past the NI's limits (before anything is posted),
+ * or the engine refused an object (others' objects share the NI). */
+static void start_or_abort(coll_run_t *r, coll_off_t *o, unsigned seq)
+{
+    const coll_sched_t *s = r->s;
+    off_needs_t n;
+    if (take_abort(o)) {
+        fail_start(r, o, SL_ERR_NOMEM);
+        return;
+    }
+    /* counted once per set of objects: the needs are the schedule's */
+    if (!o->checked) o->checked = fits(s, &n);
+    int rc = o->checked ? compile(r, o, seq) : PTL_NO_SPACE;
+    if (rc == PTL_OK) return;
+    fits(s, &n); /* for the message */
+    sl_log_error("coll: cannot offload a %s of %u vertices (Portals error %d; it needs %ld "
+                 "counters, %ld entries, %ld descriptors, %ld triggered operations on one "
+                 "counter; the NI allows %d, %d, %d, %d): it fails on every rank",
+                 coll_kind_name((coll_kind_t)s->kind), s->nv, rc, n.cts, n.entries, n.mds, n.trig,
+                 O.nic.max_cts, O.nic.max_entries, O.nic.max_mds, O.nic.max_trig);
+    send_aborts(r, o);
+    fail_start(r, o, rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_PROTO);
+}
+
 sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
 {
     const coll_sched_t *s = r->s;
@@ -548,7 +921,7 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
     if (st != SL_OK) return st;
     static bool hooked;
     if (!hooked) {
-        p2p_set_nic_hook(off_done_hook);
+        p2p_set_nic_hook(off_event);
         hooked = true;
     }
     coll_off_t *o;
@@ -558,9 +931,12 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
      * of one start (Fig. 6 sends a second one when the RTS finds the
      * receiver ready; the sender's entry takes at most one) cannot match
      * the next start's entry.  One bit is enough: a pair's packets arrive
-     * in order, and the next start's RTR goes after the duplicate. */
-    if ((seq & COLL_SEQ_MASK) > COLL_SEQ_MASK / 2 && (r->starts++ & 1))
+     * in order, and the next start's RTR goes after the duplicate.  The
+     * start's number also names it in aborts (the same on every rank). */
+    o->startno = r->starts;
+    if (seq_persistent(seq) && (r->starts++ & 1))
         for (uint32_t v = 0; v < s->nv; v++) o->id[v] |= ID_EPOCH;
+    if (!seq_persistent(seq)) seq_started(r->ctx & 0xffffu, seq & COLL_SEQ_MASK);
     r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
     r->err = SL_OK;
     r->op_err = 0;
@@ -573,18 +949,23 @@ sl_status_t coll_off_start(coll_run_t *r, unsigned seq)
     SL_TRACE('b', "coll", "offloaded run", (uint64_t)(uintptr_t)r,
              "\"coll\":\"%s\",\"vertices\":%u,\"seq\":%u,\"exec\":\"offload\",\"rndv\":\"%s\"",
              coll_kind_name((coll_kind_t)s->kind), s->nv, seq, O.append ? "append" : "notice");
-    int rc = compile(r, o, seq);
-    if (rc != PTL_OK) {
-        /* the peers may wait for this rank's messages now: say so loudly */
-        sl_log_error("coll: cannot offload a %s of %u vertices (Portals error %d); "
-                     "SLUICE_COLL_EXECUTOR=host runs it on the host",
-                     coll_kind_name((coll_kind_t)s->kind), s->nv, rc);
-        r->err = rc == PTL_NO_SPACE ? SL_ERR_NOMEM : SL_ERR_PROTO;
-        r->off = NULL;
-        off_free(o);
-        coll_run_finish(r);
-    }
+    o->run = r;
+    o->seq = seq;
+    o->live_next = O.live;
+    O.live = o;
+    start_or_abort(r, o, seq);
     return SL_OK;
+}
+
+/* A shorter message than its receive: the entry counted fewer bytes than
+ * it holds (the host executor's SL_ERR_PROTO).  Read here, where the run's
+ * counters are read anyway, so a run that fits costs nothing more. */
+static bool recv_short(const coll_off_t *o, const coll_vertex_t *x, uint32_t v)
+{
+    ptl_ct_event_t e;
+    ptl_handle_ct_t c = o->shadow[v] ? o->ct[v] : o->dct[v];
+    ptl_size_t want = (o->shadow[v] ? deps_in(x) : 0) + (x->len ? x->len : 1);
+    return PtlCTGet(c, &e) == PTL_OK && e.success < want;
 }
 
 /* The runs whose done entry the engine has reached: release their
@@ -604,9 +985,11 @@ int coll_off_collect(void)
         coll_state.off_done = r->off_next;
         coll_off_t *o = r->off;
         r->off = NULL;
-        for (uint32_t v = 0; o && v < o->nv; v++) {
+        if (o) live_remove(o);
+        for (uint32_t v = 0; o && v < o->nv && r->err == SL_OK; v++) {
             ptl_ct_event_t e;
-            if (PtlCTGet(o->dct[v], &e) == PTL_OK && e.failure && r->err == SL_OK)
+            if (PtlCTGet(o->dct[v], &e) == PTL_OK && e.failure) r->err = SL_ERR_PROTO;
+            else if (r->s->v[v].kind == CV_RECV && recv_short(o, &r->s->v[v], v))
                 r->err = SL_ERR_PROTO;
         }
         /* the entries that outlive a start go; the rest waits for the next.
@@ -622,8 +1005,17 @@ int coll_off_collect(void)
             }
             if (o->rts[v] != PTL_INVALID_HANDLE) PtlCTCancelTriggered(o->rts[v]);
         }
-        if (r->err == SL_OK) r->off_keep = o;
-        else off_free(o);
+        if (o && r->err == SL_OK) {
+            /* every use-once entry was taken: their handles are stale now */
+            for (uint32_t v = 0; v < o->nv; v++) {
+                o->dme[v] = o->ome[v] = PTL_INVALID_HANDLE;
+                o->tmh[v] = 0;
+            }
+            o->done_me = PTL_INVALID_HANDLE;
+            r->off_keep = o;
+        } else {
+            off_free(o);
+        }
         SL_TRACE('e', "coll", "offloaded run", (uint64_t)(uintptr_t)r, NULL);
         r->left = 0;
         coll_run_finish(r);

@@ -69,6 +69,14 @@ const char *p2p_proto_name(int proto)
     return proto >= 0 && proto < 6 ? proto_names[proto] : "?";
 }
 
+/* A limit of the NI (SLUICE_NI_MAX_*): the setting, or the engine's
+ * largest (INT32_MAX is clamped to it) */
+static int ni_limit(sl_param_id_t which)
+{
+    long v = 0;
+    return sl_param_int(which, &v) == SL_OK && v > 0 ? (int)v : INT32_MAX;
+}
+
 static sl_status_t read_settings(void)
 {
     long eager, hybrid, bounce, chunk, first, inflight, slow, trig, eq;
@@ -221,7 +229,9 @@ static int nic_objects(void)
 
 void p2p_nic(p2p_nic_t *out)
 {
-    *out = (p2p_nic_t){.ni = P.ni, .pt = P2P_COLL_PT, .rank = P.rank, .max_atomic = P.max_atomic};
+    *out = (p2p_nic_t){.ni = P.ni, .pt = P2P_COLL_PT, .rank = P.rank, .max_atomic = P.max_atomic,
+                       .max_cts = P.limits.max_cts, .max_entries = P.limits.max_entries,
+                       .max_mds = P.limits.max_mds, .max_trig = P.limits.max_triggered_ops};
 }
 
 static sl_status_t p2p_objects(void)
@@ -284,10 +294,13 @@ sl_status_t p2p_init(int *rank, int *size)
     sl_list_init(&P.hybrids);
     /* MPI programs may post many receives and leave many messages
      * unexpected: ask for the engine's largest lists */
-    ptl_ni_limits_t want = {.max_entries = INT32_MAX, .max_unexpected_headers = INT32_MAX,
-                            .max_mds = INT32_MAX, .max_cts = INT32_MAX, .max_eqs = 64, .max_pt_index = 63,
+    ptl_ni_limits_t want = {.max_entries = ni_limit(SL_PARAM_NI_MAX_ENTRIES),
+                            .max_unexpected_headers = INT32_MAX,
+                            .max_mds = INT32_MAX, .max_cts = ni_limit(SL_PARAM_NI_MAX_CTS),
+                            .max_eqs = 64, .max_pt_index = 63,
                             .max_iovecs = 1024, .max_list_size = INT32_MAX,
-                            .max_triggered_ops = INT32_MAX, .max_msg_size = PTL_SIZE_MAX,
+                            .max_triggered_ops = ni_limit(SL_PARAM_NI_MAX_TRIGGERED),
+                            .max_msg_size = PTL_SIZE_MAX,
                             .max_atomic_size = 512, .max_fetch_atomic_size = 512,
                             .max_volatile_size = PTL_SIZE_MAX};
     ptl_ni_limits_t got;
@@ -295,6 +308,7 @@ sl_status_t p2p_init(int *rank, int *size)
                                   PTL_PID_ANY, &want, &got, &P.ni));
     P.volatile_max = st == SL_OK ? (size_t)got.max_volatile_size : 0;
     P.max_atomic = st == SL_OK ? got.max_atomic_size : 0;
+    if (st == SL_OK) P.limits = got;
     if (st == SL_OK) st = p2p_short_init();
     if (st == SL_OK) st = p2p_map();
     if (st == SL_OK) st = p2p_objects();

@@ -189,7 +189,8 @@ int p2p_progress(void);
 
 /* Portals objects of the collective offload executor live on this NI, on
  * portal P2P_COLL_PT: no flow control, events into p2p's queue (only what
- * the executor asks for: one PUT per completed schedule), and an overflow
+ * the executor asks for: one PUT per completed schedule, one per message
+ * its receive refused), and an overflow
  * catcher of zero bytes that keeps the headers of early notices (match
  * bit P2P_COLL_NOTICE set) until the entry waiting for them is appended. */
 #define P2P_COLL_PT 13
@@ -199,11 +200,14 @@ typedef struct p2p_nic {
     ptl_pt_index_t pt;
     int rank;
     ptl_size_t max_atomic; /* bytes of one PtlAtomic */
+    int max_cts, max_entries, max_mds; /* the NI's limits (shared with p2p's own objects) */
+    int max_trig;          /* triggered operations waiting on one counter */
 } p2p_nic_t;
 void p2p_nic(p2p_nic_t *out);
-/* fn(user_ptr, fail) for each event on P2P_COLL_PT, from the event handling
- * of whichever thread progresses (under p2p's lock). */
-void p2p_set_nic_hook(void (*fn)(void *user_ptr, int fail));
+/* fn(event) for each PUT event on P2P_COLL_PT, from the event handling of
+ * whichever thread progresses (under p2p's lock); the event is valid for
+ * the call only. */
+void p2p_set_nic_hook(void (*fn)(const ptl_event_t *ev));
 /* Peers that have ended: how many so far (0 in a healthy job), whether
  * world rank r is one, and fn() called (under p2p's lock, from whichever
  * thread waits) each time more are found, after the receives from them

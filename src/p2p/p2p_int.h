@@ -152,7 +152,8 @@ typedef struct p2p_state {
     ptl_handle_md_t md_v;
     size_t volatile_max;
     ptl_size_t max_atomic;
-    void (*nic_hook)(void *user_ptr, int fail); /* events on P2P_COLL_PT */
+    ptl_ni_limits_t limits; /* what PtlNIInit granted */
+    void (*nic_hook)(const ptl_event_t *ev); /* PUT events on P2P_COLL_PT */
     ptl_handle_me_t sync_me, rr_me, catch_me; /* user_ptr: their own address */
     bounce_t *spare;
     bounce_t **all;

@@ -148,7 +148,7 @@ static void p2p_dropped(void)
             P.rank, P.eq_size);
 }
 
-void p2p_set_nic_hook(void (*fn)(void *user_ptr, int fail))
+void p2p_set_nic_hook(void (*fn)(const ptl_event_t *ev))
 {
     P.nic_hook = fn;
 }
@@ -156,7 +156,7 @@ void p2p_set_nic_hook(void (*fn)(void *user_ptr, int fail))
 static void p2p_dispatch(const ptl_event_t *ev)
 {
     if (ev->pt_index == P2P_COLL_PT && ev->type == PTL_EVENT_PUT) {
-        if (P.nic_hook) P.nic_hook(ev->user_ptr, (int)ev->ni_fail_type);
+        if (P.nic_hook) P.nic_hook(ev);
         return;
     }
     switch (ev->type) {

@@ -104,6 +104,14 @@
       "events of the point-to-point layer that may wait unread (completions of messages "  \
       "that arrive while the rank computes); more make the rank abort with the reason, "   \
       "since flow control then disables its message table")                                \
+    X(NI_MAX_CTS, "SLUICE_NI_MAX_CTS", INT, "0", 0, 1048576,                                \
+      "counting events the MPI layer's Portals NI may hold at once (0: the engine's "      \
+      "largest, 2^20); lower only to test what runs out of them")                          \
+    X(NI_MAX_ENTRIES, "SLUICE_NI_MAX_ENTRIES", INT, "0", 0, 1048576,                        \
+      "list entries of the MPI layer's Portals NI (0: 2^20); lower only for tests")        \
+    X(NI_MAX_TRIGGERED, "SLUICE_NI_MAX_TRIGGERED", INT, "0", 0, 1048576,                    \
+      "triggered operations waiting on one counting event of the MPI layer's Portals NI "  \
+      "(0: 2^20); lower only for tests")                                                   \
     X(SEQ_BUCKETS, "SLUICE_SEQ_BUCKETS", INT, "16384", 1, 16777216,                         \
       "buckets (a power of two, the same on every rank) of the per-(peer, context, tag) "   \
       "send/receive counters that pair RECEIVER_READYs with sends; keys sharing a bucket "  \

@@ -727,10 +727,10 @@ static void run_errors(void)
         for (int i = 0; i <= size; i++) g[i] = -1;
         int sb[2] = {5, 6};
         int rc = MPI_Gather(sb, me == 0 ? 1 : 2, MPI_INT, g, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        /* the offload executor truncates such a message without telling
-         * the host (docs/COLL.md): only the bound is checked there */
-        const char *ex = getenv("SLUICE_COLL_EXECUTOR");
-        if (me == 0 && !(ex && !strcmp(ex, "offload"))) EXPECT(rc != MPI_SUCCESS);
+        /* the root's receives are too short on either executor: truncation
+         * there (docs/OFFLOAD.md), the senders succeed */
+        MPI_Error_class(rc, &cls);
+        EXPECT(cls == (me == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS));
         EXPECT(g[size] == -1);
         free(g);
     }

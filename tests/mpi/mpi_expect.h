@@ -61,4 +61,12 @@ static inline __attribute__((noreturn)) void mt_fail(const char *file, int line,
                mt_t_ == (tag));                                                             \
     } while (0)
 
+/* The error class of an MPI return code (MPI_ERRORS_RETURN tests) */
+static inline int mt_class(int rc)
+{
+    int c;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
 #endif

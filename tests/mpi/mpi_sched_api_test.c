@@ -2,6 +2,7 @@
  * MPI_ERRORS_RETURN), then a schedule of two ranks' messages that needs
  * its dependencies (a receive into a buffer a send must read first) and a
  * user op on the host executor, each started 100 times. */
+#include "mpi_expect.h"
 #include "test.h"
 
 #include <mpi.h>
@@ -10,12 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int cls_of(int rc)
-{
-    int c;
-    MPI_Error_class(rc, &c);
-    return c;
-}
 
 static void fold(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
@@ -28,42 +23,42 @@ static void test_errors(int rank, int size)
 {
     SLUICE_Sched s = SLUICE_SCHED_NULL;
     int x = 0, v = -1;
-    CHECK(cls_of(SLUICE_Sched_create(MPI_COMM_NULL, &s)) == MPI_ERR_COMM);
-    CHECK(cls_of(SLUICE_Sched_create(MPI_COMM_WORLD, NULL)) == MPI_ERR_ARG);
-    CHECK(cls_of(SLUICE_Sched_send(SLUICE_SCHED_NULL, &x, 4, 0, 0, NULL)) == MPI_ERR_ARG);
+    CHECK(mt_class(SLUICE_Sched_create(MPI_COMM_NULL, &s)) == MPI_ERR_COMM);
+    CHECK(mt_class(SLUICE_Sched_create(MPI_COMM_WORLD, NULL)) == MPI_ERR_ARG);
+    CHECK(mt_class(SLUICE_Sched_send(SLUICE_SCHED_NULL, &x, 4, 0, 0, NULL)) == MPI_ERR_ARG);
     CHECK(SLUICE_Sched_create(MPI_COMM_WORLD, &s) == MPI_SUCCESS);
-    CHECK(cls_of(SLUICE_Sched_send(s, &x, 4, size, 0, NULL)) == MPI_ERR_RANK);
-    CHECK(cls_of(SLUICE_Sched_recv(s, &x, 4, -1, 0, NULL)) == MPI_ERR_RANK);
-    CHECK(cls_of(SLUICE_Sched_send(s, &x, 4, 0, 1 << 17, NULL)) == MPI_ERR_TAG);
-    CHECK(cls_of(SLUICE_Sched_send(s, &x, 4, 0, -1, NULL)) == MPI_ERR_TAG);
-    CHECK(cls_of(SLUICE_Sched_send(s, &x, -1, 0, 0, NULL)) == MPI_ERR_COUNT);
-    CHECK(cls_of(SLUICE_Sched_recv(s, NULL, 4, 0, 0, NULL)) == MPI_ERR_BUFFER);
-    CHECK(cls_of(SLUICE_Sched_copy(s, &x, NULL, 4, NULL)) == MPI_ERR_BUFFER);
-    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_DATATYPE_NULL, MPI_SUM, NULL)) ==
+    CHECK(mt_class(SLUICE_Sched_send(s, &x, 4, size, 0, NULL)) == MPI_ERR_RANK);
+    CHECK(mt_class(SLUICE_Sched_recv(s, &x, 4, -1, 0, NULL)) == MPI_ERR_RANK);
+    CHECK(mt_class(SLUICE_Sched_send(s, &x, 4, 0, 1 << 17, NULL)) == MPI_ERR_TAG);
+    CHECK(mt_class(SLUICE_Sched_send(s, &x, 4, 0, -1, NULL)) == MPI_ERR_TAG);
+    CHECK(mt_class(SLUICE_Sched_send(s, &x, -1, 0, 0, NULL)) == MPI_ERR_COUNT);
+    CHECK(mt_class(SLUICE_Sched_recv(s, NULL, 4, 0, 0, NULL)) == MPI_ERR_BUFFER);
+    CHECK(mt_class(SLUICE_Sched_copy(s, &x, NULL, 4, NULL)) == MPI_ERR_BUFFER);
+    CHECK(mt_class(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_DATATYPE_NULL, MPI_SUM, NULL)) ==
           MPI_ERR_TYPE);
-    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_OP_NULL, NULL)) == MPI_ERR_OP);
+    CHECK(mt_class(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_OP_NULL, NULL)) == MPI_ERR_OP);
     CHECK(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_SUM, &v) == MPI_SUCCESS && v == 0);
-    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_MAX, NULL)) == MPI_ERR_OP);
-    CHECK(cls_of(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_DOUBLE, MPI_SUM, NULL)) == MPI_ERR_OP);
+    CHECK(mt_class(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, MPI_MAX, NULL)) == MPI_ERR_OP);
+    CHECK(mt_class(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_DOUBLE, MPI_SUM, NULL)) == MPI_ERR_OP);
     int a, b;
     CHECK(SLUICE_Sched_nop(s, &a) == MPI_SUCCESS && SLUICE_Sched_nop(s, &b) == MPI_SUCCESS);
-    CHECK(cls_of(SLUICE_Sched_dep(s, a, a)) == MPI_ERR_ARG);
-    CHECK(cls_of(SLUICE_Sched_dep(s, a, 99)) == MPI_ERR_ARG);
+    CHECK(mt_class(SLUICE_Sched_dep(s, a, a)) == MPI_ERR_ARG);
+    CHECK(mt_class(SLUICE_Sched_dep(s, a, 99)) == MPI_ERR_ARG);
     CHECK(SLUICE_Sched_dep(s, a, b) == MPI_SUCCESS && SLUICE_Sched_dep(s, b, a) == MPI_SUCCESS);
     MPI_Request r;
-    CHECK(cls_of(SLUICE_Sched_dot(s, "/dev/null")) == MPI_ERR_ARG); /* not committed */
-    CHECK(cls_of(SLUICE_Sched_commit(s, 7, &r)) == MPI_ERR_ARG);
-    CHECK(cls_of(SLUICE_Sched_commit(s, SLUICE_EXEC_HOST, NULL)) == MPI_ERR_ARG);
-    CHECK(cls_of(SLUICE_Sched_commit(s, SLUICE_EXEC_HOST, &r)) == MPI_ERR_ARG); /* a cycle */
-    CHECK(cls_of(SLUICE_Sched_nop(s, NULL)) == MPI_ERR_ARG); /* committed (and failed) */
+    CHECK(mt_class(SLUICE_Sched_dot(s, "/dev/null")) == MPI_ERR_ARG); /* not committed */
+    CHECK(mt_class(SLUICE_Sched_commit(s, 7, &r)) == MPI_ERR_ARG);
+    CHECK(mt_class(SLUICE_Sched_commit(s, SLUICE_EXEC_HOST, NULL)) == MPI_ERR_ARG);
+    CHECK(mt_class(SLUICE_Sched_commit(s, SLUICE_EXEC_HOST, &r)) == MPI_ERR_ARG); /* a cycle */
+    CHECK(mt_class(SLUICE_Sched_nop(s, NULL)) == MPI_ERR_ARG); /* committed (and failed) */
     CHECK(SLUICE_Sched_free(&s) == MPI_SUCCESS && s == SLUICE_SCHED_NULL);
-    CHECK(cls_of(SLUICE_Sched_free(&s)) == MPI_ERR_ARG);
+    CHECK(mt_class(SLUICE_Sched_free(&s)) == MPI_ERR_ARG);
     /* a user op cannot be offloaded */
     MPI_Op op;
     CHECK(MPI_Op_create(fold, 0, &op) == MPI_SUCCESS);
     CHECK(SLUICE_Sched_create(MPI_COMM_WORLD, &s) == MPI_SUCCESS);
     CHECK(SLUICE_Sched_reduce(s, &x, &x, 1, MPI_INT, op, NULL) == MPI_SUCCESS);
-    CHECK(cls_of(SLUICE_Sched_commit(s, SLUICE_EXEC_OFFLOAD, &r)) ==
+    CHECK(mt_class(SLUICE_Sched_commit(s, SLUICE_EXEC_OFFLOAD, &r)) ==
           MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK(SLUICE_Sched_free(&s) == MPI_SUCCESS);
     MPI_Op_free(&op);
