@@ -51,6 +51,7 @@ while [ $i -lt "$runs" ]; do
     i=$((i + 1))
     jt="$tmp/job$i"
     mkdir "$jt"
+    : >"$tmp/out"
     t_launch=$(now_ms)
     if [ "$row" = stop ]; then
         TMPDIR=$jt "$run" -n "$nranks" --bind-to none --timeout "$tmo" --grace 5 "$prog" -1 allreduce \
