@@ -38,9 +38,7 @@ cleanup() { # only what this script started, by pid
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-now_ms() { date +%s%3N; }
-rnd() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%.3f", rand() * m }'; }
-rndint() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%d", int(rand() * m) }'; }
+. "$here/scripts/chaos_lib.sh"
 # Is pid $1 still a live process (a zombie has ended)?
 alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 any_alive() { for p in $pids; do alive "$p" && return 0; done; return 1; }
@@ -70,7 +68,7 @@ while [ $i -lt "$runs" ]; do
     pids=$(sed -n 's/^chaos rank [0-9]* pid \([0-9]*\)$/\1/p' "$tmp/out")
     key=""
     for p in $pids; do
-        key=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SLUICE_JOBKEY=//p')
+        key=$(jobkey_of "$p")
         [ -n "$key" ] && break
     done
     victim=$(rndint "$nranks")
@@ -101,14 +99,11 @@ while [ $i -lt "$runs" ]; do
     fi
     jobpid=""
     [ -z "$why" ] && [ "$dt" -gt "$longest" ] && longest=$dt
-    left=""
-    [ -n "$key" ] && left=$(ls /dev/shm 2>/dev/null | grep -- "sluice-$key-")
     [ -z "$key" ] && [ -z "$why" ] && why="no job key found"
-    [ -n "$(ls -A "$jt")" ] && left="$left $(ls -A "$jt")"
-    if [ -n "$(echo $left)" ]; then
+    left=$(leftovers_of "$key" "$jt")
+    if [ -n "$left" ]; then
         leftovers=$((leftovers + 1))
-        why="${why:+$why; }left behind: $(echo $left)"
-        [ -n "$key" ] && for f in /dev/shm/sluice-"$key"-*; do [ -e "$f" ] && rm -f "$f"; done
+        why="${why:+$why; }left behind: $left"
     fi
     for p in $pids; do kill -KILL "$p" 2>/dev/null; done # a hang's survivors (ours, by pid)
     pids=""
