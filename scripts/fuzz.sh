@@ -3,7 +3,10 @@
 #   scripts/fuzz.sh [seconds per target, default 600; 0: no limit] [target...]
 # Environment: FUZZ_RUNS (inputs per target, default 0: no limit; a target
 # stops at whichever of the two limits comes first), FUZZ_BUILD (build
-# directory, default build-fuzz; a relative path is inside the tree).
+# directory, default build-fuzz; a relative path is inside the tree),
+# FUZZ_TIMEOUT (seconds an input may run before it counts as a hang,
+# default 10: raise it on a loaded machine, where a niced fuzzer can wait
+# longer than that for the CPU or a write to its log).
 # Builds FUZZ_BUILD (CC=clang, -DSLUICE_FUZZ=ON) if needed.  New inputs go
 # to $FUZZ_BUILD/fuzz/out/<target>, crashes to $FUZZ_BUILD/fuzz/artifacts/
 # <target>/ (add each, once fixed, to tests/fuzz/corpus/<target>/).  Runs
