@@ -38,7 +38,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-now_ms() { date +%s%3N; }
+. "$here/scripts/chaos_lib.sh"
 # Children of a process (the ranks of the sluicerun we started).
 children() { cat /proc/"$1"/task/*/children 2>/dev/null; }
 # $2 distinct random numbers in [0, $1), space separated.
@@ -47,9 +47,6 @@ rnddistinct() {
         srand(s); for (i = 0; i < m; i++) a[i] = i
         for (i = 0; i < k; i++) { j = i + int(rand() * (m - i)); t = a[i]; a[i] = a[j]; a[j] = t; printf "%d ", a[i] } }'
 }
-# A random number in [0, $1) (awk's rand seeded from /dev/urandom).
-rnd() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%.3f", rand() * m }'; }
-rndint() { awk -v m="$1" -v s="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "%d", int(rand() * m) }'; }
 
 clean=0 hangs=0 leftovers=0 bad=0 longest=0 early=0
 i=0
@@ -89,7 +86,7 @@ while [ $i -lt "$runs" ]; do
         vpid=$(sed -n "s/^chaos rank $victim pid \([0-9]*\)$/\1/p" "$tmp/out")
         [ -z "$why" ] && sleep "$(rnd "$maxdelay")"
     fi
-    [ -n "$vpid" ] && key=$(tr '\0' '\n' <"/proc/$vpid/environ" 2>/dev/null | sed -n 's/^SLUICE_JOBKEY=//p')
+    [ -n "$vpid" ] && key=$(jobkey_of "$vpid")
     others=""
     if [ $mode = run ] && [ "$nkills" -gt 1 ] && [ -z "$why" ]; then
         for v in $(rnddistinct "$nranks" "$nkills"); do
@@ -105,7 +102,7 @@ while [ $i -lt "$runs" ]; do
         t0=$(now_ms)
         if [ -z "$key" ]; then
             for p in $(children "$jobpid"); do
-                key=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SLUICE_JOBKEY=//p')
+                key=$(jobkey_of "$p")
                 [ -n "$key" ] && break
             done
         fi
@@ -141,13 +138,10 @@ while [ $i -lt "$runs" ]; do
             [ -z "$named" ] && why="sluicerun did not name a killed rank ($victim, pid $vpid${others:+, and pids $others})"
         fi
     fi
-    left=""
-    [ -n "$key" ] && left=$(ls /dev/shm 2>/dev/null | grep -- "sluice-$key-")
-    [ -n "$(ls -A "$jt")" ] && left="$left $(ls -A "$jt")"
-    if [ -n "$(echo $left)" ]; then
+    left=$(leftovers_of "$key" "$jt")
+    if [ -n "$left" ]; then
         leftovers=$((leftovers + 1))
-        why="${why:+$why; }left behind: $(echo $left)"
-        [ -n "$key" ] && for f in /dev/shm/sluice-"$key"-*; do [ -e "$f" ] && rm -f "$f"; done
+        why="${why:+$why; }left behind: $left"
     fi
     rm -rf "$jt"
     if [ -z "$why" ]; then

@@ -27,6 +27,8 @@ static mh_table_t comm_table = MH_TABLE_INIT(MH_CLASS_COMM);
 /* 0: world, 1: self; the last is MCOMM_BOOT_CTX, never handed out */
 static uint64_t ctx_used[CTX_WORDS] = {3, [CTX_WORDS - 1] = 1ull << 63};
 
+static bool ctx_sender_gone(unsigned ctx);
+
 void mcomm_init_world(void)
 {
     comm_world.rank = mpi_world_rank;
@@ -34,6 +36,7 @@ void mcomm_init_world(void)
     comm_self.rank = 0;
     comm_self.size = 1;
     comm_self.world_of_self = mpi_world_rank;
+    p2p_set_any_gone_fn(ctx_sender_gone);
 }
 
 /* Read only: calls that take no lock (MPI_Pack, from any thread) use it. */
@@ -184,6 +187,35 @@ static int ctx_agree(const mcomm_t *c)
     return busy ? -1 : found;
 }
 
+/* The dynamic communicators alive (made, not yet destroyed), newest first:
+ * where ctx_sender_gone finds a context's group. */
+static mcomm_t *live_head;
+
+static void live_remove(mcomm_t *c)
+{
+    for (mcomm_t **p = &live_head; *p; p = &(*p)->live_next)
+        if (*p == c) {
+            *p = c->live_next;
+            return;
+        }
+}
+
+/* p2p asks, when peers have ended, whether a receive from MPI_ANY_SOURCE
+ * on context ctx (user or collective) may wait for one of them: is a rank
+ * it can receive from (the remote group of an intercommunicator) gone? */
+static bool ctx_sender_gone(unsigned ctx)
+{
+    ctx &= ~MCOMM_COLL_CTX;
+    if (ctx == comm_self.ctx) return false;
+    const mcomm_t *c = ctx == comm_world.ctx ? &comm_world : NULL;
+    for (const mcomm_t *l = live_head; !c && l; l = l->live_next)
+        if (l->ctx == ctx) c = l;
+    if (!c) return true; /* not ours (cannot happen): any rank might send */
+    for (int r = 0; r < mcomm_peers(c); r++)
+        if (p2p_peer_gone(mcomm_world(c, r))) return true;
+    return false;
+}
+
 /* world_of and topo are taken over on success. */
 static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *world_of,
                      struct mtopo *topo, MPI_Comm *out)
@@ -198,6 +230,8 @@ static int comm_make(const mcomm_t *parent, int ctx, int size, int rank, int *wo
         return MPI_ERR_NO_MEM;
     }
     ctx_used[ctx / 64] |= 1ull << (ctx % 64);
+    c->live_next = live_head;
+    live_head = c;
     merrh_retain(c->errh); /* inherited from the parent */
     *out = c->handle;
     return MPI_SUCCESS;
@@ -389,6 +423,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 void mcomm_destroy(mcomm_t *c)
 {
     ctx_used[c->ctx / 64] &= ~(1ull << (c->ctx % 64));
+    live_remove(c);
     mcoll_cache_drop(c);
     merrh_release(c->errh);
     mtopo_free(c->topo);

@@ -195,14 +195,16 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     if (!local_of) return mpi_err(lc, MPI_ERR_NO_MEM, fn, NULL);
     for (int r = 0; r < nl; r++) local_of[r] = mcomm_world(lc, r);
     int err = learn_remote(lc, local_leader, pc, remote_leader, tag, local_of, &nr, &remote);
-    if (!err && overlap(local_of, nl, remote, nr)) err = MPI_ERR_ARG; /* both groups say so */
+    /* both groups say so; MPI names no class, MPICH's is MPI_ERR_RANK (the
+     * remote leader names a member of the local group, or groups share one) */
+    if (!err && overlap(local_of, nl, remote, nr)) err = MPI_ERR_RANK;
     if (!err) err = create_agree(local_of, nl, lc->rank, remote, nr, &ctx);
     if (!err) err = inter_make(lc, ctx, nl, lc->rank, local_of, nr, remote, newintercomm);
     if (err) {
         free(local_of);
         free(remote);
         return mpi_err(lc, err, fn,
-                       err == MPI_ERR_ARG ? "the groups overlap" : "the groups could not agree");
+                       err == MPI_ERR_RANK ? "the groups overlap" : "the groups could not agree");
     }
     return MPI_SUCCESS;
 }

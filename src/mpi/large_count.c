@@ -34,11 +34,16 @@ int mlc_err(MPI_Comm comm, int cls, const char *fname, const char *why)
 /* A committed type of count (> INT_MAX) elements of dt. */
 int mlc_make(MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
 {
-    MPI_Aint lb, ext;
-    MPI_Count q = count / CHUNK, r = count % CHUNK;
+    MPI_Aint lb, ext, span;
+    MPI_Count q = count / CHUNK, r = count % CHUNK, size, bytes;
     int err = MPI_Type_get_extent(dt, &lb, &ext);
+    if (!err) err = MPI_Type_size_x(dt, &size);
     if (err) return err;
-    if (q > INT_MAX) return MPI_ERR_COUNT;
+    /* count elements whose bytes or extent do not fit 64 bits cannot be
+     * described (the multiplications below would overflow) */
+    if (q > INT_MAX || __builtin_mul_overflow(count, size, &bytes) ||
+        __builtin_mul_overflow((MPI_Aint)count, ext, &span))
+        return MPI_ERR_COUNT;
     MPI_Datatype c, s;
     if ((err = MPI_Type_contiguous(CHUNK, dt, &c))) return err;
     if (r == 0) {
@@ -53,7 +58,7 @@ int mlc_make(MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
     if (err) return err;
     /* the extent of count elements whatever the struct's alignment padding
      * (a gather places block i at i * extent) */
-    err = MPI_Type_create_resized(s, lb, (MPI_Aint)count * ext, out);
+    err = MPI_Type_create_resized(s, lb, span, out);
     MPI_Type_free(&s);
     if (!err && (err = MPI_Type_commit(out))) MPI_Type_free(out);
     return err;

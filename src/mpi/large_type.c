@@ -171,12 +171,17 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void 
 
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    if (incount < 0) return mlc_err(comm, MPI_ERR_COUNT, "MPI_Pack_size_c", "negative count");
-    if (!size) return mlc_err(comm, MPI_ERR_ARG, "MPI_Pack_size_c", "size is NULL");
-    MPI_Count one;
+    static const char fn[] = "MPI_Pack_size_c";
+    if (!mcomm_get(comm)) return mlc_err(comm, MPI_ERR_COMM, fn, NULL);
+    if (incount < 0) return mlc_err(comm, MPI_ERR_COUNT, fn, "negative count");
+    if (!size) return mlc_err(comm, MPI_ERR_ARG, fn, "size is NULL");
+    MPI_Count one, n;
     int err = MPI_Type_size_x(datatype, &one); /* MPI_Pack_size is count * size here */
-    if (!err) *size = incount * one;
-    return err;
+    if (err) return err;
+    if (__builtin_mul_overflow(incount, one, &n))
+        return mlc_err(comm, MPI_ERR_COUNT, fn, "the packed size does not fit MPI_Count");
+    *size = n;
+    return MPI_SUCCESS;
 }
 
 /* ---- envelopes, subarrays and darrays ------------------------------------------------------- */

@@ -36,6 +36,7 @@ typedef struct mcomm {
     struct mtopo *topo;                   /* virtual topology or NULL (topo.c); owned */
     char name[MPI_MAX_OBJECT_NAME];       /* MPI_Comm_set_name's, "" when none */
     struct mattr *attrs;                  /* cached attributes (attr.c), newest first */
+    struct mcomm *live_next;              /* the list of live communicators (comm.c) */
 } mcomm_t;
 
 /* Collective traffic of a communicator runs on ctx | MCOMM_COLL_CTX, apart

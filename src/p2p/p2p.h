@@ -215,6 +215,12 @@ void p2p_set_nic_hook(void (*fn)(const ptl_event_t *ev));
 unsigned p2p_gone_count(void);
 bool p2p_peer_gone(int rank);
 void p2p_set_gone_hook(void (*fn)(void));
+/* fn(ctx): may a sender of a receive from MPI_ANY_SOURCE on context ctx
+ * have ended (is a member of its group gone)?  Asked under p2p's lock
+ * when peers have ended; such a receive then fails (SL_ERR_PEER_DEAD),
+ * ULFM's rule.  Without fn (p2p alone), any ended peer of the job fails
+ * them. */
+void p2p_set_any_gone_fn(bool (*fn)(unsigned ctx));
 /* Handle pending events, or sleep until one comes (at most timeout_ms) and
  * handle it: the blocking step of loops that wait for any of several
  * requests (MPI_Waitany/Waitsome). */

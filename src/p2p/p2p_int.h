@@ -144,6 +144,7 @@ typedef struct p2p_state {
     ptl_handle_ni_t ni;
     unsigned gone_seen; /* ended peers handled (p2p_check_gone) */
     void (*gone_hook)(void);
+    bool (*any_gone)(unsigned ctx); /* p2p_set_any_gone_fn */
     ptl_handle_eq_t eq, rr_eq;
     ptl_handle_ct_t acks;
     ptl_handle_md_t md;

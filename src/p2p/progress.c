@@ -249,6 +249,11 @@ void p2p_set_gone_hook(void (*fn)(void))
     P.gone_hook = fn;
 }
 
+void p2p_set_any_gone_fn(bool (*fn)(unsigned ctx))
+{
+    P.any_gone = fn;
+}
+
 /* ... every 64 passes. */
 static void p2p_tick(void)
 {

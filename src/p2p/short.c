@@ -695,9 +695,12 @@ static void deliver(p2p_req_t *r, int src, uint32_t tag, const void *data, size_
     p2p_req_done(r);
 }
 
+/* Every posted receive but those from ourselves is listed, with or without
+ * the ring: the ring claims from the list, and p2p_short_fail_gone fails
+ * the receives of ended peers from it. */
 void p2p_short_post(p2p_req_t *r)
 {
-    if (!S.area || r->src == P.rank) return;
+    if (r->src == P.rank) return;
     sl_list_push_tail(&S.posted, &r->plink);
     r->linked = true;
 }
@@ -713,23 +716,32 @@ bool p2p_short_unpost(p2p_req_t *r)
     return true;
 }
 
+/* May receive r, from a given peer or from MPI_ANY_SOURCE, wait for a
+ * peer that has ended (some have: the caller checked)? */
+static bool recv_sender_gone(const p2p_req_t *r)
+{
+    if (r->src == P2P_ANY_SOURCE) return P.any_gone ? P.any_gone(r->ctx) : true;
+    unsigned n;
+    int gone = 0;
+    return PtlSluicePeerGone(P.ni, (ptl_rank_t)r->src, &n, &gone) == PTL_OK && gone;
+}
+
 void p2p_short_fail_gone(void)
 {
     sl_list_t *pos, *tmp;
     sl_list_for_each_safe(pos, tmp, &S.posted) {
         p2p_req_t *r = sl_list_entry(pos, p2p_req_t, plink);
-        unsigned n;
-        int gone = 0;
-        if (r->done || r->src == P2P_ANY_SOURCE ||
-            PtlSluicePeerGone(P.ni, (ptl_rank_t)r->src, &n, &gone) != PTL_OK || !gone)
-            continue;
+        if (r->done || !recv_sender_gone(r)) continue;
         /* off the engine's list first: one it matched meanwhile completes
          * by its event */
         if (!r->deferred && PtlMEUnlink(r->me) != PTL_OK) continue;
         p2p_short_unpost(r);
         if (r->wild) P.wild_pending--; /* an ANY_TAG receive: resolved, as failed */
         r->st = (p2p_status_t){.source = r->src, .tag = r->tag, .error = SL_ERR_PEER_DEAD};
-        sl_log_error("p2p: a receive from rank %d fails: that rank has ended", r->src);
+        if (r->src == P2P_ANY_SOURCE)
+            sl_log_error("p2p: a receive from any source fails: a rank of its group has ended");
+        else
+            sl_log_error("p2p: a receive from rank %d fails: that rank has ended", r->src);
         p2p_req_done(r);
     }
 }

@@ -39,7 +39,15 @@ typedef struct seg {
 static seg_t segs[NRANK];
 static wire_t *w;
 static uint64_t delivered_bytes;
-static char my_mem[1024]; /* memory of ours a staging request may name */
+/* Memory of ours a staging request may name: a request for it starts at
+ * most STAGE_OFF_MAX bytes in and is shorter than STAGE_LEN_MAX, so that it
+ * stays inside.  (The copy goes through process_vm_writev, which
+ * AddressSanitizer does not see: when my_mem was 1,024 bytes, requests
+ * past its end overwrote the globals after it, and ASan's allocator later
+ * found its own heap metadata corrupted.) */
+#define STAGE_OFF_MAX 255u
+#define STAGE_LEN_MAX 900u
+static char my_mem[STAGE_OFF_MAX + STAGE_LEN_MAX];
 
 static void on_recv(void *arg, const wire_frag_t *f)
 {
@@ -175,7 +183,7 @@ static void put_packet(fz_in_t *in)
         stage_req_t q = {.kind = (uint16_t)(1 + fz_u8(in) % 2), .chan = (uint16_t)(fz_u8(in) % 3),
                          .raddr = (fz_u8(in) & 1) ? fz_u64(in)
                                                    : (uint64_t)(uintptr_t)my_mem + fz_u8(in),
-                         .len = fz_u32(in) % 900};
+                         .len = fz_u32(in) % STAGE_LEN_MAX};
         memcpy(payload, &q, sizeof q);
     } else {
         fz_take(in, payload, n);

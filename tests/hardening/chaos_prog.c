@@ -4,7 +4,10 @@
  * rendezvous), rendezvous transfers with Sendrecv, blocking collectives and
  * non-blocking collectives overlapped with point-to-point traffic. Every
  * rank prints "chaos rank R pid P" once MPI_Init returned, so the script
- * knows which pid is which rank and that the job runs. */
+ * knows which pid is which rank and that the job runs.
+ *   chaos_prog [ITERS (-1: until killed)] [allreduce]
+ * With "allreduce", the loop is an MPI_Allreduce of one long, checked
+ * (scripts/chaos_launcher.sh: the launcher killed, a rank stopped). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     printf("chaos rank %d pid %d\n", rank, (int)getpid());
     fflush(stdout);
+    if (argc > 2 && !strcmp(argv[2], "allreduce")) {
+        for (long it = 0; iters < 0 || it < iters; it++) {
+            long v = rank + it, sum = 0;
+            MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+            if (sum != (long)size * it + (long)size * (size - 1) / 2) fail("allreduce", rank, it);
+        }
+        MPI_Finalize();
+        return 0;
+    }
 
     static const int sizes[] = {0, 8, 1024, 32768, 200000, BIG};
     const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);

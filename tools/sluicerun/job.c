@@ -81,6 +81,9 @@ void job_teardown(sr_job_t *job)
     }
     job->term_sig = SIGTERM;
     job_signal_all(job, SIGTERM);
+    /* a stopped rank (SIGSTOP) would keep the SIGTERM pending until the
+     * SIGKILL of the grace period: continued, it ends now */
+    job_signal_all(job, SIGCONT);
     job->kill_at_ns = sl_now_ns() + (uint64_t)(job->opts->grace * 1e9);
 }
 
