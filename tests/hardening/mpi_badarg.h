@@ -11,7 +11,7 @@
 
 static int tried, matched, unexpected;
 
-static void row(const char *call, int line, int expect, int rc, int known)
+static inline void row(const char *call, int line, int expect, int rc, int known)
 {
     int cls = rc;
     if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
@@ -32,7 +32,7 @@ static void row(const char *call, int line, int expect, int rc, int known)
 
 /* MPI_Init, errors returned on WORLD and SELF, and a singleton job
  * checked (the tables name rank 1 as out of range). */
-static void badarg_init(int *argc, char ***argv, const char *name)
+static inline void badarg_init(int *argc, char ***argv, const char *name)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     MPI_Init(argc, argv);
