@@ -66,6 +66,12 @@ typedef struct dctx {
     int op_err; /* the op's first error code */
 } dctx_t;
 
+/* a mod n for 0 <= a < 2n (a compare, not a division: these run per step) */
+static inline int wrap(int a, int n)
+{
+    return a >= n ? a - n : a;
+}
+
 static int world(const dctx_t *x, int r)
 {
     return x->d->map ? x->d->map[r] : r;
@@ -121,7 +127,7 @@ static void barrier(dctx_t *x)
     int n = x->d->size, me = x->d->rank;
     char token = 0, in;
     for (unsigned k = 0, dist = 1; (int)dist < n; k++, dist *= 2)
-        xchg(x, (me + (int)dist) % n, &token, (me - (int)dist + n) % n, &in, 0, k);
+        xchg(x, wrap(me + (int)dist, n), &token, wrap(me - (int)dist + n, n), &in, 0, k);
 }
 
 /* Binomial tree (k-nomial, k = 2, the default below the segmenting
@@ -130,12 +136,12 @@ static void barrier(dctx_t *x)
 static void bcast(dctx_t *x)
 {
     const coll_direct_t *d = x->d;
-    int n = d->size, v = (d->rank - d->root + n) % n, top = 1;
+    int n = d->size, v = wrap(d->rank - d->root + n, n), top = 1;
     while (top < n) top *= 2;
     int low = v ? v & -v : top;
-    if (v) xchg(x, -1, NULL, (v - low + d->root) % n, d->rbuf, d->bytes, 0);
+    if (v) xchg(x, -1, NULL, wrap(v - low + d->root, n), d->rbuf, d->bytes, 0);
     for (int m = low / 2; m >= 1; m /= 2)
-        if (v + m < n) xchg(x, (v + m + d->root) % n, d->rbuf, -1, NULL, d->bytes, 0);
+        if (v + m < n) xchg(x, wrap(v + m + d->root, n), d->rbuf, -1, NULL, d->bytes, 0);
 }
 
 /* Binomial reduction towards the root (commutative ops): relative rank v
@@ -144,7 +150,7 @@ static void bcast(dctx_t *x)
 static void reduce(dctx_t *x, char *scratch)
 {
     const coll_direct_t *d = x->d;
-    int n = d->size, v = (d->rank - d->root + n) % n;
+    int n = d->size, v = wrap(d->rank - d->root + n, n);
     char *acc = v ? scratch : d->rbuf, *in = scratch + d->bytes;
     const void *mine = d->sbuf ? d->sbuf : d->rbuf;
     bool copied = false;
@@ -153,10 +159,10 @@ static void reduce(dctx_t *x, char *scratch)
         if (v + m >= n) continue;
         if (!copied && acc != mine) memcpy(acc, mine, d->bytes);
         copied = true;
-        xchg(x, -1, NULL, (v + m + d->root) % n, in, d->bytes, 0);
+        xchg(x, -1, NULL, wrap(v + m + d->root, n), in, d->bytes, 0);
         reduce_in(x, in, acc);
     }
-    if (v) xchg(x, (v - m + d->root) % n, copied ? acc : mine, -1, NULL, d->bytes, 0);
+    if (v) xchg(x, wrap(v - m + d->root, n), copied ? acc : mine, -1, NULL, d->bytes, 0);
     else if (!copied && acc != mine) memcpy(acc, mine, d->bytes);
 }
 
@@ -210,12 +216,12 @@ static void exchange(dctx_t *x, const char *own, size_t own_step)
         memcpy(out + (size_t)me * b, own + (size_t)me * own_step, sb < b ? sb : b);
     }
     for (int i = 1; i < n; i++) { /* sends first, as xchg */
-        int to = (me + i) % n;
+        int to = wrap(me + i, n);
         sq[i] = NULL;
         note(x, p2p_isend_lite(own + (size_t)to * own_step, sb, world(x, to), t, d->ctx, &sq[i]));
     }
     for (int i = 1; i < n; i++) {
-        int from = (me - i + n) % n;
+        int from = wrap(me - i + n, n);
         if (p2p_irecv(out + (size_t)from * b, b, world(x, from), t, d->ctx, &rq[i]) != SL_OK) {
             note(x, SL_ERR_NOMEM);
             rq[i] = NULL;

@@ -66,7 +66,10 @@ int mcoll_check_root(mcomm_t *c, int root, const char *fname)
 unsigned mcoll_next_seq(mcomm_t *c, bool persistent)
 {
     if (persistent) return SEQ_CALLS + 1 + c->coll_pseq++ % (COLL_SEQ_MASK - SEQ_CALLS);
-    return c->coll_seq++ % SEQ_CALLS + 1;
+    /* 1..SEQ_CALLS in turn (a compare, not a division: every call pays it) */
+    unsigned s = c->coll_seq < SEQ_CALLS ? c->coll_seq + 1 : 1;
+    c->coll_seq = s;
+    return s;
 }
 
 /* ---- objects and buffers ---------------------------------------------------------------------- */

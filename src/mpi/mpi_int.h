@@ -29,7 +29,7 @@ typedef struct mcomm {
     MPI_Comm handle;
     int refs;                   /* its handle and every request on it (created ones) */
     bool freed;                 /* MPI_Comm_free'd, requests still pending */
-    unsigned coll_seq;          /* collectives called on it so far (src/coll tags) */
+    unsigned coll_seq;          /* the last call's collective sequence, 0 before the first (src/coll tags) */
     unsigned coll_pseq;         /* persistent collectives initialised on it so far */
     struct mcoll *coll_cache[8]; /* idle schedules of blocking collectives (mcoll.h) */
     coll_direct_cfg_t coll_direct; /* src/coll's direct path: settings read at first use */
