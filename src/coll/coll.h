@@ -379,8 +379,5 @@ static inline bool coll_direct_ok(const coll_direct_cfg_t *cfg, coll_kind_t kind
 sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err);
 /* Calls that took the direct path in this process (tests). */
 unsigned long coll_direct_calls(void);
-/* Run it: SL_OK, or the first error (the algorithm still runs to its end,
- * so that peers are not left waiting); *op_err: the op's first error. */
-sl_status_t coll_direct_run(const coll_direct_t *d, int *op_err);
 
 #endif

@@ -54,6 +54,14 @@ typedef struct coll_state {
 } coll_state_t;
 extern coll_state_t coll_state;
 
+/* A message of got bytes into a receive of want: SL_OK, SL_ERR_TRUNCATE
+ * when longer, SL_ERR_PROTO when shorter (the ranks' type signatures
+ * differ): what every executor reports for the receiving vertex. */
+static inline sl_status_t coll_len_status(size_t got, size_t want)
+{
+    return got == want ? SL_OK : got > want ? SL_ERR_TRUNCATE : SL_ERR_PROTO;
+}
+
 /* Messages up to this long land without the receiver's host (p2p's short
  * rings, SLUICE_SHORT_MAX's default) */
 #define COLL_ASYNC_MSG 8192

@@ -1,7 +1,7 @@
 /* The direct path: small blocking barrier, bcast, reduce, allreduce,
- * gather, scatter, allgather and alltoall run their default variant's algorithm straight on
- * p2p in the calling thread, with no schedule built, cached, bound or
- * cascaded.
+ * gather, scatter, allgather and alltoall run a variant's algorithm (the
+ * default one, but flat gather and scatter) straight on p2p in the calling
+ * thread, with no schedule built, cached, bound or cascaded.
  *
  * Why: below a few KiB a blocking collective on shared memory is its
  * per-call work (callgrind, 2 ranks, 4-byte MPI_Allreduce: about 3,400
@@ -89,7 +89,15 @@ static void check_recv(dctx_t *x, p2p_req_t *r, size_t len)
     sl_status_t s = p2p_wait(r, &st);
     if (s != SL_OK) note(x, s);
     else if (st.error != SL_OK) note(x, st.error);
-    else if (st.sent != len) note(x, st.sent > len ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
+    else note(x, coll_len_status(st.sent, len));
+}
+
+/* This rank's own block of sb bytes into its place of b in the result (a
+ * different length is the same error as a peer's message of it). */
+static void copy_own(dctx_t *x, void *to, const void *from, size_t sb, size_t b)
+{
+    note(x, coll_len_status(sb, b));
+    memcpy(to, from, sb < b ? sb : b);
 }
 
 /* Send len bytes at buf to comm rank `to` and/or receive len bytes from
@@ -211,10 +219,8 @@ static void exchange(dctx_t *x, const char *own, size_t own_step)
     size_t b = d->bytes, sb = d->sbytes;
     char *out = d->rbuf;
     p2p_req_t *rq[COLL_DIRECT_MAX_PEERS], *sq[COLL_DIRECT_MAX_PEERS];
-    if (own + (size_t)me * own_step != out + (size_t)me * b) {
-        if (sb != b) note(x, sb > b ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
-        memcpy(out + (size_t)me * b, own + (size_t)me * own_step, sb < b ? sb : b);
-    }
+    if (own + (size_t)me * own_step != out + (size_t)me * b)
+        copy_own(x, out + (size_t)me * b, own + (size_t)me * own_step, sb, b);
     for (int i = 1; i < n; i++) { /* sends first, as xchg */
         int to = wrap(me + i, n);
         sq[i] = NULL;
@@ -271,10 +277,7 @@ static void gather(dctx_t *x)
         if (q != me && p2p_irecv(out + (size_t)q * b, b, world(x, q), t, d->ctx, &rq[q]) != SL_OK)
             note(x, SL_ERR_NOMEM);
     }
-    if (d->sbuf) { /* not in place: the root's own block */
-        if (sb != b) note(x, sb > b ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
-        memcpy(out + (size_t)me * b, d->sbuf, sb < b ? sb : b);
-    }
+    if (d->sbuf) copy_own(x, out + (size_t)me * b, d->sbuf, sb, b); /* not in place */
     for (int q = 0; q < n; q++)
         if (rq[q]) check_recv(x, rq[q], b);
 }
@@ -295,10 +298,7 @@ static void scatter(dctx_t *x)
         if (q != me)
             note(x, p2p_isend_lite(in + (size_t)q * sb, sb, world(x, q), t, d->ctx, &sq[q]));
     }
-    if (d->rbuf) { /* not in place */
-        if (sb != b) note(x, sb > b ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
-        memcpy(d->rbuf, in + (size_t)me * sb, sb < b ? sb : b);
-    }
+    if (d->rbuf) copy_own(x, d->rbuf, in + (size_t)me * sb, sb, b); /* not in place */
     for (int q = 0; q < n; q++)
         if (sq[q]) note(x, p2p_wait(sq[q], NULL));
 }

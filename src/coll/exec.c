@@ -197,8 +197,7 @@ static void collect(coll_pend_t *p)
     } else if (st.error != SL_OK) {
         fail(r, st.error);
     } else if (x->kind == CV_RECV && st.sent != x->len) {
-        /* a shorter message: the ranks' type signatures do not match */
-        fail(r, st.sent > x->len ? SL_ERR_TRUNCATE : SL_ERR_PROTO);
+        fail(r, coll_len_status(st.sent, x->len));
     }
     complete(r, p->v);
     run_ready(r);

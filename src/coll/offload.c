@@ -573,7 +573,7 @@ static void settle_misfit(coll_off_t *o, uint32_t v, ptl_size_t rlength)
 {
     coll_run_t *r = o->run;
     const coll_vertex_t *x = &r->s->v[v];
-    if (r->err == SL_OK) r->err = rlength > x->len ? SL_ERR_TRUNCATE : SL_ERR_PROTO;
+    if (r->err == SL_OK) r->err = coll_len_status(rlength, x->len);
     ptl_handle_me_t me = o->shadow[v] || !O.append ? o->dme[v] : o->tmh[v];
     o->dme[v] = PTL_INVALID_HANDLE;
     if (!o->shadow[v] && O.append) o->tmh[v] = 0;

@@ -158,9 +158,10 @@ static int red_any(const red_call_t *k, MPI_Comm comm, mcoll_mode_t mode, MPI_Re
     if (c->inter) return minter_red(k, c, count, mode, req, fname);
     if ((err = red_check(c, k, count, &t, &p, fname))) return err;
     if (mode != MCOLL_BLOCKING && !req) return mpi_err(c, MPI_ERR_REQUEST, fname, "request is NULL");
-    if (mode == MCOLL_BLOCKING && (k->kind == COLL_ALLREDUCE || k->kind == COLL_REDUCE))
-        if ((err = red_direct(c, k, t, &p, fname)) >= 0) return err;
-    err = MPI_SUCCESS;
+    if (mode == MCOLL_BLOCKING && (k->kind == COLL_ALLREDUCE || k->kind == COLL_REDUCE)) {
+        int e = red_direct(c, k, t, &p, fname);
+        if (e >= 0) return e;
+    }
     mcoll_t *m = mcoll_new(c);
     if (!m) return mpi_err(c, MPI_ERR_NO_MEM, fname, NULL);
     bool inplace = k->sbuf == MPI_IN_PLACE;

@@ -721,9 +721,7 @@ bool p2p_short_unpost(p2p_req_t *r)
 static bool recv_sender_gone(const p2p_req_t *r)
 {
     if (r->src == P2P_ANY_SOURCE) return P.any_gone ? P.any_gone(r->ctx) : true;
-    unsigned n;
-    int gone = 0;
-    return PtlSluicePeerGone(P.ni, (ptl_rank_t)r->src, &n, &gone) == PTL_OK && gone;
+    return p2p_peer_gone(r->src);
 }
 
 void p2p_short_fail_gone(void)
