@@ -672,6 +672,41 @@ int PtlSluiceWaitSpin(int spin);
 /** @} */
 
 /* ======================================================================== */
+/** @name Sluice extension: calls that post rather than wait
+ *
+ * Not part of any Portals specification.  A software NI serves the
+ * transfers peers direct at this process (the data of a bulk put, the
+ * reply of a bulk get) inside whichever engine call drives progress.  A
+ * thread about to start operations of its own (an MPI_Isend, before it
+ * puts) should not copy another process's data first: both would wait for
+ * each other's copies in turn.  After PtlSluiceDeferBulk(1), engine calls
+ * made by the calling thread queue such requests, with everything that
+ * arrives after them, for the next engine call of a thread without the
+ * setting (a wait, or the engine's progress thread, which is woken);
+ * everything else is handled as usual.  PtlSluiceDeferBulk(0) restores the
+ * default.  Always PTL_OK. */
+/** @{ */
+int PtlSluiceDeferBulk(int defer);
+/** @} */
+
+/* ======================================================================== */
+/** @name Sluice extension: the application is driving progress
+ *
+ * Not part of any Portals specification.  The engine's progress thread
+ * moves data while the application is away (computing); while an
+ * application thread is in a layer's call that makes progress itself, work
+ * the thread took would be done on the CPU the application needs.
+ * PtlSluiceHostActive() says that the calling thread is in such a call
+ * now; a layer calls it as a call begins and from its waiting loops.  The
+ * progress thread takes work only once no such call has been seen for a
+ * short grace period (PtlEQWait/Poll and PtlCTWait/Poll count by
+ * themselves).  Cheap (no locked instruction).  Always PTL_OK. */
+/** @{ */
+int PtlSluiceHostActive(void);
+/** @} */
+
+
+/* ======================================================================== */
 /** @name Sluice extension: peers that have ended
  *
  * Not part of any Portals specification.  Operations this process starts

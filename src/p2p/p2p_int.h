@@ -218,6 +218,15 @@ p2p_req_t *p2p_nonce_take(unsigned nonce);
 void p2p_nonce_drop(p2p_req_t *r);
 void p2p_check_drops(void);
 void p2p_rr_drain(void);
+/* p2p_progress from a call that is about to start an operation of its own:
+ * bulk transfers peers want from this process wait for the next full pass
+ * (PtlSluiceDeferBulk), so that this one goes out first. */
+int p2p_progress_posting(void);
+/* Around the progress such a call makes (p2p_progress_posting is one):
+ * bulk transfers wait, and the engine's progress thread learns that the
+ * application is driving progress (PtlSluiceHostActive). */
+void p2p_posting_begin(void);
+void p2p_posting_end(void);
 bool p2p_wait_search(p2p_req_t *probe);
 void p2p_notify(ptl_process_t to, ptl_hdr_data_t what);
 ptl_match_bits_t p2p_mbits(unsigned kind, unsigned ctx, int tag);

@@ -260,13 +260,18 @@ static void p2p_tick(void)
     if ((++P.progress_calls & 63) == 0) p2p_housekeeping();
 }
 
-int p2p_progress(void)
+/* Handle pending events until none is left or (flag or word given) what
+ * the caller waits for has happened: each engine pass may have served a
+ * peer's bulk copy, and the caller's own next step (a send the peer waits
+ * for) should not wait for all of them. */
+static int progress_until(const bool *flag, const volatile unsigned *word, unsigned seen)
 {
     int n = 0;
     ptl_event_t ev;
     int rc;
     if (p2p_mt_engine_busy()) return 0; /* the thread asleep there handles everything */
-    while ((rc = PtlEQGet(P.eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) {
+    while (!(flag && *flag) && !(word && *word != seen) &&
+           ((rc = PtlEQGet(P.eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED)) {
         if (rc == PTL_EQ_DROPPED) p2p_dropped(); /* completions lost: messages lost */
         p2p_dispatch(&ev);
         n++;
@@ -275,6 +280,30 @@ int p2p_progress(void)
      * before a ring message tries to claim it (short.c) */
     n += p2p_short_poll();
     p2p_tick();
+    return n;
+}
+
+int p2p_progress(void)
+{
+    return progress_until(NULL, NULL, 0);
+}
+
+void p2p_posting_begin(void)
+{
+    PtlSluiceHostActive();
+    PtlSluiceDeferBulk(1);
+}
+
+void p2p_posting_end(void)
+{
+    PtlSluiceDeferBulk(0);
+}
+
+int p2p_progress_posting(void)
+{
+    p2p_posting_begin();
+    int n = p2p_progress();
+    p2p_posting_end();
     return n;
 }
 
@@ -346,10 +375,15 @@ bool p2p_watch(p2p_req_t *r, p2p_done_fn fn, void *arg)
 }
 
 /* Wait until *flag (flag non-NULL), or until *word != seen; r (may be
- * NULL) is the receive whose arrival by a ring is worth polling for. */
-static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag,
-                                     const volatile unsigned *word, unsigned seen)
+ * NULL) is the receive whose arrival by a ring is worth polling for.  Its
+ * passes tell the engine that this thread is driving progress
+ * (PtlSluiceHostActive), so that the progress thread leaves the work to
+ * it between two engine waits too, while it handles events and serves
+ * copies. */
+static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag, const volatile unsigned *word,
+                                     unsigned seen)
 {
+    sl_status_t st = SL_OK;
     sl_backoff_t poll;
     p2p_short_spin_init(&poll);
     while (flag ? !*flag : *word == seen) {
@@ -367,8 +401,12 @@ static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag,
         if (r && p2p_short_active() && r->kind == RQ_RECV && !r->matched && !r->done &&
             !p2p_mt_engine_busy()) {
             int n = 0;
-            if ((++P.spin_polls & 15) == 0) n = p2p_progress();
-            else if (p2p_short_pending() && (n = p2p_short_poll_quick()) < 0) n = p2p_progress();
+            if ((++P.spin_polls & 15) == 0) {
+                PtlSluiceHostActive();
+                n = progress_until(flag, word, seen);
+            } else if (p2p_short_pending() && (n = p2p_short_poll_quick()) < 0) {
+                n = progress_until(flag, word, seen);
+            }
             if (n > 0) {
                 p2p_short_spin_init(&poll);
                 continue;
@@ -382,11 +420,12 @@ static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag,
                 continue;
             }
         }
-        sl_status_t s = p2p_wait_progress(1000);
-        if (s != SL_OK) return s;
+        PtlSluiceHostActive();
+        st = p2p_wait_progress(1000);
+        if (st != SL_OK) break;
         p2p_short_spin_init(&poll); /* a new poll after each engine wait */
     }
-    return SL_OK;
+    return st;
 }
 
 void p2p_wake_sleeper(void)

@@ -88,7 +88,7 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
         /* a rendezvous message already here starts its pull now, so that
          * the engine moves it while the application computes after
          * MPI_Irecv; one that matched needs no RECEIVER_READY */
-        p2p_progress();
+        p2p_progress_posting();
         if (!r->wild && !r->matched && P.wild_pending == 0 && p2p_announcing()) receiver_ready(r);
     }
     *out = r;

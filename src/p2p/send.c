@@ -235,10 +235,13 @@ static sl_status_t send_portals(p2p_req_t *r)
     int dst = r->dst, tag = r->tag;
     unsigned ctx = r->ctx;
     size_t len = r->len;
-    /* absorb RECEIVER_READYs that have come in before looking for one */
+    /* absorb RECEIVER_READYs that have come in before looking for one
+     * (without serving peers' bulk transfers first: p2p_progress_posting) */
     if (len > P.eager_limit && p2p_announcing()) {
+        p2p_posting_begin();
         p2p_progress();
         p2p_rr_drain();
+        p2p_posting_end();
     }
     uint32_t seq;
     bool rr = p2p_seq_send(dst, ctx, tag, len, &seq);

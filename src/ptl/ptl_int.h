@@ -193,6 +193,7 @@ typedef struct ptl_global {
     bool progress_running;
     _Atomic bool stop;
     _Atomic int waiters;        /* application threads inside blocking waits */
+    _Atomic uint64_t host_beat; /* PtlSluiceHostActive: an application thread is in the library */
     int bulk_busy;              /* bulk copies running without the lock */
     _Atomic uint64_t changes;   /* bumped on every event/CT change: waiters re-check */
     _Atomic int aborting;       /* PtlAbort in effect while > 0 */
@@ -364,6 +365,13 @@ void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_
  * through the peer, and what arrived after it); returns how many ran.
  * Called by ptl_progress_locked.  drop: at PtlFini. */
 int ptl_target_run_deferred(void);
+/* Requests are queued (served outside the wire's receive callback). */
+bool ptl_target_queued(void);
+/* Bulk copies served so far (a pass serves at most one, target.c). */
+unsigned ptl_target_bulk_moves(void);
+/* This thread called PtlSluiceDeferBulk(1): bulk requests of peers queue
+ * (target.c) instead of being served by it. */
+extern __thread bool ptl_t_defer_bulk;
 /* An entry was appended: have progress retry a waiting request. */
 void ptl_target_kick(void);
 void ptl_target_drop_deferred(void);

@@ -345,6 +345,21 @@ static void tgt_queue_header(tgt_t *t, void *where)
     t->e->uh_refs++;
 }
 
+/* One bulk copy per pass.  A pass that served every copy waiting (64
+ * packets' worth, each tens of microseconds or more) kept the thread from
+ * what it was waiting for, although that had come first: a rank in a
+ * barrier copied all of its peer's window before it left the barrier to
+ * send its own, then the peer copied while it idled (bidirectional
+ * windows ran at half the copy rate of the two CPUs).  So the drain stops
+ * after a bulk copy, and the queue below serves one per pass. */
+static unsigned tgt_bulk_moves;
+
+static void tgt_moved_bulk(void)
+{
+    tgt_bulk_moves++;
+    wire_drain_stop(ptl_g.wire);
+}
+
 /* Serve one request; false when it must wait for an entry (nothing done). */
 static bool tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
 {
@@ -375,6 +390,7 @@ static bool tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t 
     bool ovf = e->list == PTL_OVERFLOW_LIST;
     if (ovf) t.pt->ovf_copies++;
     tgt_move(&t);
+    if ((h->flags & RF_BULK) && t.mlength) tgt_moved_bulk();
     void *where = ptl_region_addr(e->me.start, e->me.length, e->me.options, t.offset, 0);
     bool queue = ovf && !(e->me.options & PTL_ME_UNEXPECTED_HDR_DISABLE);
     if (queue) tgt_queue_header(&t, where);
@@ -456,10 +472,26 @@ static void tgt_check_header(int src, const ptl_req_hdr_t *h, size_t len)
 void ptl_target_request(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
 {
     tgt_check_header(src, h, len);
-    if ((q_head || tgt_needs_staging(src, h)) && tgt_defer(src, h, data, len)) return;
+    bool defer = ptl_t_defer_bulk && (h->flags & RF_BULK);
+    if ((q_head || defer || tgt_needs_staging(src, h)) && tgt_defer(src, h, data, len)) {
+        /* a thread that defers takes no more packets now: they could only
+         * queue behind this one, at the price of a copy each */
+        if (ptl_t_defer_bulk) wire_drain_stop(ptl_g.wire);
+        return;
+    }
     if (tgt_serve(src, h, data, len)) return;
     if (!tgt_defer(src, h, data, len))
         sl_log_error("ptl: out of memory holding a message from rank %d; dropped", src);
+}
+
+bool ptl_target_queued(void)
+{
+    return q_head != NULL;
+}
+
+unsigned ptl_target_bulk_moves(void)
+{
+    return tgt_bulk_moves;
 }
 
 void ptl_target_kick(void)
@@ -473,7 +505,8 @@ int ptl_target_run_deferred(void)
     int n = 0;
     if (running) return 0;
     running = true;
-    while (q_head) {
+    unsigned moves = tgt_bulk_moves;
+    while (q_head && tgt_bulk_moves == moves) {
         tgt_deferred_t *d = q_head;
         if (!tgt_serve(d->src, &d->h, d->data, d->len)) break; /* still no entry */
         q_head = d->next;

@@ -103,9 +103,9 @@ void fb_catch_up(wire_t *w, int src, uint16_t msg)
 int fb_drain(wire_t *w, int budget)
 {
     int n = 0;
-    for (int r = 0; r < w->size && n < budget; r++) {
+    for (int r = 0; r < w->size && n < budget && !wire_drain_stopped(w); r++) {
         if (!w->peers[r].fb_in) continue; /* ourselves, or a peer on another host */
-        while (n < budget && fb_take(w, r)) n++;
+        while (n < budget && !wire_drain_stopped(w) && fb_take(w, r)) n++;
     }
     return n;
 }

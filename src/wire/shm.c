@@ -544,7 +544,7 @@ static uint32_t shm_take_one(wire_t *w)
 int shm_drain(wire_t *w, int budget)
 {
     int n = 0;
-    while (n < budget && shm_take_one(w) > 0) n++;
+    while (n < budget && !wire_drain_stopped(w) && shm_take_one(w) > 0) n++;
     if (w->n_owed) fc_wire_flush_owed(w);
     return n;
 }

@@ -131,6 +131,16 @@ bool wire_tx_room(wire_t *w, int dst, size_t len);
  * nothing to do), so waiting loops can back off.  Never blocks. */
 int wire_progress(wire_t *w);
 
+/* wire_progress for a thread that is about to start operations of its own
+ * (posting, not waiting): it drains packets but neither helps a peer's
+ * split copy nor moves staged bulk data, so that its own operations go out
+ * first.  The receive callback may end the drain early (wire_drain_stop). */
+int wire_progress_light(wire_t *w);
+
+/* From the receive callback: take no further packet in this drain (they
+ * stay queued for the next one). */
+void wire_drain_stop(wire_t *w);
+
 /* Progress until every message parked for credits has been sent (the
  * receivers must be making progress to return credits), or timeout_ns passes
  * (< 0: no limit).  SL_OK, SL_ERR_TIMEOUT or SL_ERR_PEER_DEAD.  Call it

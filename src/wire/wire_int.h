@@ -262,6 +262,7 @@ struct wire {
     wire_ofi_t *ofi;     /* the libfabric endpoint, when a peer uses it */
 
     _Atomic int draining;  /* one thread drains at a time */
+    _Atomic bool drain_stop; /* wire_drain_stop: the drainer takes no more packets */
     /* next ring position to read: written by the drainer only, read by any
      * thread checking for work before it sleeps (a stale value only makes
      * that check conservative: senders wake sleepers for new packets) */
@@ -341,6 +342,10 @@ void shm_wake_after_fence(wire_t *w, shm_hdr_t *h, bool lazy);
 /* Copy len bytes starting at byte off of the iov list into dst. */
 void iov_gather(char *dst, const struct iovec *iov, int iovcnt, size_t off, size_t len);
 int shm_drain(wire_t *w, int budget);
+static inline bool wire_drain_stopped(wire_t *w)
+{
+    return atomic_load_explicit(&w->drain_stop, memory_order_relaxed);
+}
 bool shm_ring_ready(wire_t *w);
 void shm_wake(wire_t *w, shm_hdr_t *h);
 /* tp.c: look for peers whose process has ended (each transport's check);
