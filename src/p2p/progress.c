@@ -260,22 +260,31 @@ static void p2p_tick(void)
     if ((++P.progress_calls & 63) == 0) p2p_housekeeping();
 }
 
-/* Handle pending events until none is left or (flag or word given) what
- * the caller waits for has happened: each engine pass may have served a
- * peer's bulk copy, and the caller's own next step (a send the peer waits
- * for) should not wait for all of them. */
+/* Handle pending events until none is left.  With flag or word given
+ * (a wait's), once what the caller waits for has happened the rest of
+ * the pass serves no bulk copy (PtlSluiceDeferBulk): every engine pass
+ * may serve a peer's copy, and the caller's next step (a send the peer
+ * waits for) should not wait for all of them; the events and notices
+ * already here are still handled. */
 static int progress_until(const bool *flag, const volatile unsigned *word, unsigned seen)
 {
     int n = 0;
     ptl_event_t ev;
     int rc;
     if (p2p_mt_engine_busy()) return 0; /* the thread asleep there handles everything */
-    while (!(flag && *flag) && !(word && *word != seen) &&
-           ((rc = PtlEQGet(P.eq, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED)) {
+    bool light = false;
+    for (;;) {
+        if (!light && ((flag && *flag) || (word && *word != seen))) {
+            PtlSluiceDeferBulk(1);
+            light = true;
+        }
+        rc = PtlEQGet(P.eq, &ev);
+        if (rc != PTL_OK && rc != PTL_EQ_DROPPED) break;
         if (rc == PTL_EQ_DROPPED) p2p_dropped(); /* completions lost: messages lost */
         p2p_dispatch(&ev);
         n++;
     }
+    if (light) PtlSluiceDeferBulk(0);
     /* after the events: a receive the engine matched is known as such
      * before a ring message tries to claim it (short.c) */
     n += p2p_short_poll();

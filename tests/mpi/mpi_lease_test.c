@@ -302,7 +302,10 @@ int main(int argc, char **argv)
     MPI_Barrier(W);
     const char *fast = getenv("SLUICE_FAST_PEERS");
     unsigned long inflight = 0;
-    for (int attempt = 0; attempt < 10 && !inflight; attempt++)
+    /* a channel is leased when rank 0 asks only if the senders' claims and
+     * idle reclaims fell that way (SLUICE_FAST_IDLE_US): 1 to 21 attempts
+     * were seen, so up to 60 (each a few milliseconds) */
+    for (int attempt = 0; attempt < 60 && !inflight; attempt++)
         inflight = phase_inflight(size, attempt, bufs);
     free(bufs);
 
