@@ -22,6 +22,7 @@
  * the first 10% of the rounds, half-way and at the end, less the test's own receive
  * buffers (grown to the largest message each slot saw). Prints one line of results
  * (rank 0) and fails on any error. */
+#include <malloc.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -134,6 +135,20 @@ static void grow(unsigned char **b, size_t *cap, size_t want)
     g_own += want;
 }
 
+/* The allocator's view, to tell memory the library holds from memory
+ * glibc keeps after frees: in use (heap chunks and mmapped blocks, less
+ * the test's receive buffers) and free chunks kept in the arenas, KiB. */
+static void heap_kib(long *in_use, long *kept)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 mi = mallinfo2();
+    *in_use = (long)((mi.uordblks + mi.hblkhd - g_own) / 1024);
+    *kept = (long)(mi.fordblks / 1024);
+#else
+    *in_use = *kept = 0;
+#endif
+}
+
 static long vmrss_kib(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -187,12 +202,15 @@ int main(int argc, char **argv)
 
     long msgs_recv = 0, cancels = 0, cancel_won = 0, probes = 0;
     double bytes_recv = 0;
-    long rss_warm = -1, rss_mid = -1, rss_end;
+    long rss_warm = -1, rss_mid = -1, rss_end, use_mid = 0, kept_mid = 0, use_end, kept_end;
     double t0 = MPI_Wtime();
 
     for (long round = 0; round < rounds; round++) {
         if (round == warm) rss_warm = vmrss_kib() - (long)(g_own / 1024);
-        if (round == rounds / 2) rss_mid = vmrss_kib() - (long)(g_own / 1024);
+        if (round == rounds / 2) {
+            rss_mid = vmrss_kib() - (long)(g_own / 1024);
+            heap_kib(&use_mid, &kept_mid);
+        }
         /* The whole round's schedule; what comes to me, per (src, tag) in order. */
         for (int s = 0; s < size; s++) schedule(round, s, size, &all[s * K]);
         int nin = 0;
@@ -365,6 +383,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
     }
     rss_end = vmrss_kib() - (long)(g_own / 1024);
+    heap_kib(&use_end, &kept_end);
     double dt = MPI_Wtime() - t0;
 
     long tot[5] = {msgs_recv, g_errors, cancels, cancel_won, probes}, gtot[5];
@@ -372,17 +391,22 @@ int main(int argc, char **argv)
     MPI_Reduce(tot, gtot, 5, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&bytes_recv, &gbytes, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     long rss[3] = {rss_warm, rss_mid, rss_end}, rssmax[3];
-    long growth[2] = {rss_end - rss_warm, rss_end - rss_mid}, gmax[2];
+    long growth[4] = {rss_end - rss_warm, rss_end - rss_mid, use_end - use_mid,
+                      kept_end - kept_mid},
+         gmax[4];
     MPI_Reduce(rss, rssmax, 3, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(growth, gmax, 2, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(growth, gmax, 4, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         const char *proto = getenv("SLUICE_PROTOCOL");
         printf("soak: %d ranks, protocol %s, %ld rounds, %ld messages, %.3f GB, %ld errors, "
                "%ld cancels (%ld won), %ld probes, %.1f s; VmRSS less the test's receive buffers, "
                "largest of the ranks: after warm-up (10%%) %ld KiB, half-way %ld KiB, at end %ld KiB; "
-               "largest growth of a rank from warm-up %ld KiB, from half-way %ld KiB\n",
+               "largest growth of a rank from warm-up %ld KiB, from half-way %ld KiB (of which "
+               "allocated and in use %ld KiB, freed and kept by malloc %ld KiB, largest of the "
+               "ranks)\n",
                size, proto ? proto : "auto", rounds, gtot[0], gbytes / 1e9, gtot[1], gtot[2],
-               gtot[3], gtot[4], dt, rssmax[0], rssmax[1], rssmax[2], gmax[0], gmax[1]);
+               gtot[3], gtot[4], dt, rssmax[0], rssmax[1], rssmax[2], gmax[0], gmax[1], gmax[2],
+               gmax[3]);
     }
     int ok = gtot[1] == 0;
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
