@@ -174,6 +174,7 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
     int rc = PTL_OK;
     *timed_out = false;
     atomic_fetch_add(&ptl_g.waiters, 1);
+    wire_host_waits(ptl_g.wire, true);
     for (;;) {
         if (ready(arg)) break;
         if (atomic_load(&ptl_g.aborting) > 0) {
@@ -214,6 +215,7 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
     if (waited && rc == PTL_OK && !*timed_out &&
         (atomic_fetch_add_explicit(&learn_tick, 1, memory_order_relaxed) & 7) == 0)
         ptl_wait_learn((int64_t)(sl_now_ns() - t0));
+    wire_host_waits(ptl_g.wire, false);
     /* an abort lasts while the waiters it found (and newcomers) remain */
     if (atomic_fetch_sub(&ptl_g.waiters, 1) == 1) atomic_store(&ptl_g.aborting, 0);
     atomic_fetch_add(&ptl_g.park, 1);

@@ -223,12 +223,18 @@ static sl_status_t bulk_split(wire_t *w, wire_bulk_t *op, size_t units)
     return st != SL_OK ? st : pst;
 }
 
-/* Has the peer packets to take (in its ring, from anyone, or in our
- * fastbox cells)?  Then it has work of its own, often copies (both ranks
- * sending at once), and would not help; a split copy would only cost us
- * its extra system calls (3 instead of 1 for 128 KiB). */
+/* Is the peer busy: not waiting in the wire, copying, or with packets to
+ * take (in its ring, from anyone, or in our fastbox cells)?  Then it has
+ * work of its own, often copies (both ranks sending at once), and would
+ * help only after it: a split copy would cost us its extra system calls
+ * (3 instead of 1 for 128 KiB) and the wait for the units it claims late.
+ * (An exchange of 256 KiB messages took 28.5-31 us with such splits, 23.4
+ * without.) */
 static bool peer_has_backlog(const wire_t *w, const wire_peer_t *p)
 {
+    if (!atomic_load_explicit(&p->hdr->waiting, memory_order_relaxed) ||
+        atomic_load_explicit(&p->hdr->copying, memory_order_relaxed))
+        return true;
     if (atomic_load_explicit(&p->hdr->tail, memory_order_relaxed) !=
         atomic_load_explicit(&p->hdr->head, memory_order_relaxed))
         return true;
@@ -237,7 +243,7 @@ static bool peer_has_backlog(const wire_t *w, const wire_peer_t *p)
     return false;
 }
 
-static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
+static sl_status_t bulk_cma_copy(wire_t *w, wire_bulk_t *op)
 {
     size_t units = chunk_count(op->len, SPLIT_UNIT);
     /* one split copy at a time (there is one claim word): another thread's
@@ -251,6 +257,14 @@ static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
         return st;
     }
     return cma_copy(w->peers[op->peer].pid, op->kind, op->laddr, op->raddr, op->len);
+}
+
+static sl_status_t bulk_cma(wire_t *w, wire_bulk_t *op)
+{
+    atomic_fetch_add_explicit(&w->hdr->copying, 1, memory_order_relaxed);
+    sl_status_t st = bulk_cma_copy(w, op);
+    atomic_fetch_sub_explicit(&w->hdr->copying, 1, memory_order_relaxed);
+    return st;
 }
 
 /* Read the copy a peer's segment describes (the reader of the seqlock):

@@ -766,7 +766,26 @@ sl_status_t wire_wait_idle(wire_t *w, int64_t timeout_ns)
     return wire_wait_x(w, timeout_ns, 0, false);
 }
 
+void wire_host_waits(wire_t *w, bool on)
+{
+    if (on) atomic_fetch_add_explicit(&w->hdr->waiting, 1, memory_order_relaxed);
+    else atomic_fetch_sub_explicit(&w->hdr->waiting, 1, memory_order_relaxed);
+}
+
+static sl_status_t wire_wait_loop(wire_t *w, int64_t timeout_ns, int64_t spin_ns, bool app);
+
+/* An application thread's wait here counts as a blocking wait as well
+ * (users of the wire without the engine: its tests, its benchmarks). */
 static sl_status_t wire_wait_x(wire_t *w, int64_t timeout_ns, int64_t spin_ns, bool app)
+{
+    if (!app) return wire_wait_loop(w, timeout_ns, spin_ns, false);
+    wire_host_waits(w, true);
+    sl_status_t st = wire_wait_loop(w, timeout_ns, spin_ns, true);
+    wire_host_waits(w, false);
+    return st;
+}
+
+static sl_status_t wire_wait_loop(wire_t *w, int64_t timeout_ns, int64_t spin_ns, bool app)
 {
     uint64_t t0 = sl_now_ns();
     sl_backoff_t bo;

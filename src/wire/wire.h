@@ -141,6 +141,10 @@ int wire_progress_light(wire_t *w);
  * stay queued for the next one). */
 void wire_drain_stop(wire_t *w);
 
+/* An application thread begins (on) or ends a blocking wait in the layer
+ * above: peers offer such a process a share of their copies (bulk.c). */
+void wire_host_waits(wire_t *w, bool on);
+
 /* Progress until every message parked for credits has been sent (the
  * receivers must be making progress to return credits), or timeout_ns passes
  * (< 0: no limit).  SL_OK, SL_ERR_TIMEOUT or SL_ERR_PEER_DEAD.  Call it

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x31455249574c5353ull /* "SSLWIRE1" */
-#define SHM_VERSION 8u
+#define SHM_VERSION 9u
 #define WIRE_HOST_MAX 64 /* host name, with its NUL */
 #define SHM_SLOT 64u
 #define SHM_PKT_HDR 12u /* first-slot header; payload follows contiguously */
@@ -93,6 +93,10 @@ typedef struct shm_hdr {
      * invitation never waits for ring credits behind the traffic it is
      * meant to speed up. */
     _Atomic uint32_t split_bell;
+    /* Bulk copies the owner is doing right now, and its application
+     * threads in a blocking wait (wire_host_waits; bulk.c: a peer splits
+     * a copy with it only while it waits and copies nothing). */
+    _Atomic uint32_t copying, waiting;
     SL_ALIGNED_LINE _Atomic uint64_t tail;     /* next free ring position */
     SL_ALIGNED_LINE _Atomic uint64_t head;     /* owner's read position (for checks) */
     /* The owner's current split copy (bulk.c): split_cursor = generation
