@@ -101,6 +101,23 @@ void shm_populate_peer(wire_t *w, wire_peer_t *p)
     shm_populate(p->hdr, p->hdr->ring_off, (size_t)w->layout.slots * SHM_SLOT);
 }
 
+/* Has process pid ended?  A zombie has: a job's ranks killed with their
+ * launcher (PR_SET_PDEATHSIG) wait as zombies until a reaper collects
+ * them, which in a container's minimal init may be never. */
+static bool pid_ended(pid_t pid)
+{
+    if (kill(pid, 0) != 0) return errno == ESRCH;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the name may hold anything */
+    return paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
 /* Is the segment at path one of ours whose creator has died?  Its header
  * names the creator (magic and pid sit at the same offsets in every
  * version); a live or unknown creator, another user's file or a header
@@ -116,7 +133,7 @@ static bool shm_is_stale(const char *path)
                  pread(fd, &magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
                  magic == SHM_MAGIC &&
                  pread(fd, &pid, sizeof pid, offsetof(shm_hdr_t, pid)) == (ssize_t)sizeof pid &&
-                 pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+                 pid > 0 && pid_ended((pid_t)pid);
     close(fd);
     return stale;
 }
@@ -140,6 +157,20 @@ void shm_sweep_stale(void)
     closedir(d);
 }
 
+/* Give the unnamed segment fd its name (shm_create). */
+static sl_status_t shm_link(wire_t *w, int fd)
+{
+    char from[64], to[128];
+    snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
+    snprintf(to, sizeof to, "/dev/shm%s", w->shm_name);
+    if (linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW) != 0) {
+        sl_log_error("wire: naming shared memory %s: %s", to, strerror(errno));
+        return errno == EEXIST ? SL_ERR_BUSY : SL_ERR_SYS;
+    }
+    w->shm_linked = true;
+    return SL_OK;
+}
+
 sl_status_t shm_create(wire_t *w)
 {
     const boot_info_t *bi = boot_get_info(w->boot);
@@ -155,12 +186,22 @@ sl_status_t shm_create(wire_t *w)
     size_t seg_len = heap_off + heap_len;
 
     snprintf(w->shm_name, sizeof w->shm_name, "/sluice-%s-%d", bi->jobkey, w->rank);
-    int fd = shm_open(w->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    /* The segment gets its name only once its header names its creator
+     * (shm_link): a rank killed before that leaves nothing in /dev/shm,
+     * and one killed after it leaves a segment the next job's sweep can
+     * tell is stale.  Where /dev/shm takes no unnamed files, the name
+     * comes first (shm_open). */
+    bool unnamed = true;
+    int fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) {
-        sl_log_error("wire: shm_open(%s): %s", w->shm_name, strerror(errno));
-        return errno == EEXIST ? SL_ERR_BUSY : SL_ERR_SYS;
+        unnamed = false;
+        fd = shm_open(w->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0) {
+            sl_log_error("wire: shm_open(%s): %s", w->shm_name, strerror(errno));
+            return errno == EEXIST ? SL_ERR_BUSY : SL_ERR_SYS;
+        }
+        w->shm_linked = true;
     }
-    w->shm_linked = true;
     sl_status_t st = SL_OK;
     if (ftruncate(fd, (off_t)seg_len) != 0) {
         sl_log_error("wire: sizing shared memory to %zu bytes: %s", seg_len, strerror(errno));
@@ -196,6 +237,10 @@ sl_status_t shm_create(wire_t *w)
     h->seg_len = seg_len;
     h->self_addr = (uint64_t)(uintptr_t)map;
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, SHM_MAGIC, memory_order_release);
+    if (unnamed && (st = shm_link(w, fd)) != SL_OK) {
+        munmap(map, seg_len);
+        goto close_fd;
+    }
     w->hdr = h;
     w->ring = (char *)h + ring_off;
     w->seg_len = seg_len;

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the mapping of /dev/shm/sluice-*-<rank> in this process. */
+/* Length of the mapping of our own segment in this process: created
+ * unnamed where /dev/shm allows it (its mapping reads /dev/shm/#<inode>),
+ * named /dev/shm/sluice-*-<rank> otherwise (the peers' segments keep their
+ * names in our maps, since they were mapped by name). */
 static uint64_t own_segment_len(int rank)
 {
     FILE *f = fopen("/proc/self/maps", "r");
@@ -22,7 +25,8 @@ static uint64_t own_segment_len(int rank)
     uint64_t len = 0;
     while (fgets(line, sizeof line, f)) {
         unsigned long lo, hi;
-        if (!strstr(line, "/sluice-") || !strstr(line, want)) continue;
+        if (!strstr(line, "/dev/shm/#") && (!strstr(line, "/sluice-") || !strstr(line, want)))
+            continue;
         CHECK(sscanf(line, "%lx-%lx", &lo, &hi) == 2);
         len += hi - lo;
     }
