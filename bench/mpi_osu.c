@@ -9,6 +9,9 @@
  *         window; 100 windows (10 untimed) up to 8 KiB, 20 (2) above; MB/s.
  *   bibw  both ranks post 64 MPI_Irecvs, then 64 MPI_Isends, then wait for
  *         all 128; bytes of both directions / time, MB/s.
+ *   xchg  both ranks MPI_Irecv, MPI_Isend and MPI_Waitall one message each
+ *         way, as the pairwise steps of collectives do; 10,000 exchanges
+ *         (1,000 above 8 KiB, the first tenth untimed); us per exchange.
  *   latmt the ping-pong from THREADS threads per rank at once (MPI_THREAD_
  *         MULTIPLE; thread t of one rank with thread t of the other, on tag
  *         t), the multithreaded latency benchmark's pattern; us: the span
@@ -18,7 +21,7 @@
  * Every size from 1 B to the largest, by powers of two, in one process (as
  * the suite runs them: what warms up at small sizes stays warm), after a
  * barrier each.  Prints "SIZE VALUE" lines.  Plain MPI: every mpicc builds it.
- * usage: [THREADS=n] mpirun -n 2 mpi_osu lat|bw|bibw|latmt [largest (4 MiB)] [smallest (1)] */
+ * usage: [THREADS=n] mpirun -n 2 mpi_osu lat|bw|bibw|xchg|latmt [largest (4 MiB)] [smallest (1)] */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -131,6 +134,21 @@ static double bw(char *s, char *r, int len, int both)
     return (double)len * WINDOW * iters * (both ? 2 : 1) / t / 1e6;
 }
 
+static double xchg(char *s, char *r, int len)
+{
+    int iters = len > LARGE ? 1000 : 10000, skip = iters / 10;
+    MPI_Request rq[2];
+    MPI_Status st[2];
+    double t0 = 0;
+    for (int i = 0; i < iters + skip; i++) {
+        if (i == skip) t0 = MPI_Wtime();
+        MPI_Irecv(r, len, MPI_CHAR, 1 - rank, 20, MPI_COMM_WORLD, &rq[0]);
+        MPI_Isend(s, len, MPI_CHAR, 1 - rank, 20, MPI_COMM_WORLD, &rq[1]);
+        MPI_Waitall(2, rq, st);
+    }
+    return (MPI_Wtime() - t0) * 1e6 / iters;
+}
+
 int main(int argc, char **argv)
 {
     int size;
@@ -140,6 +158,7 @@ int main(int argc, char **argv)
                : !strcmp(mode, "bw")   ? 1
                : !strcmp(mode, "bibw") ? 2
                : !strcmp(mode, "latmt") ? 3
+               : !strcmp(mode, "xchg") ? 4
                                         : -1;
     int provided = MPI_THREAD_SINGLE;
     if (getenv("THREADS")) nthreads = atoi(getenv("THREADS"));
@@ -154,7 +173,7 @@ int main(int argc, char **argv)
         posix_memalign(&s, (size_t)page, (size_t)largest) ||
         posix_memalign(&r, (size_t)page, (size_t)largest)) {
         if (rank == 0)
-            fprintf(stderr, "usage: [THREADS=n] mpirun -n 2 mpi_osu lat|bw|bibw|latmt [largest] "
+            fprintf(stderr, "usage: [THREADS=n] mpirun -n 2 mpi_osu lat|bw|bibw|xchg|latmt [largest] "
                             "[smallest]\n(latmt needs MPI_THREAD_MULTIPLE, 1 <= n <= 64)\n");
         MPI_Finalize();
         return 1;
@@ -165,6 +184,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         double v = kind == 0 ? lat(s, r, (int)len)
                    : kind == 3 ? latmt(s, r, (int)len)
+                   : kind == 4 ? xchg(s, r, (int)len)
                                : bw(s, r, (int)len, kind == 2);
         if (rank == 0) printf("%ld %.3f\n", len, v);
     }

@@ -5,7 +5,7 @@
 # round; prints per size the median value of each and the median of the
 # per-round ratios Sluice / MPICH (latency: lower is better; bw, bibw:
 # higher).  Compare Sluice commits by passing several build dirs.
-# usage: [MODES="lat bw bibw"] [MAX=4194304] [OMPI=1] sh bench/osu_compare.sh [ROUNDS (5)] BUILD_DIR...
+# usage: [MODES="lat bw bibw xchg"] [MAX=4194304] [OMPI=1] sh bench/osu_compare.sh [ROUNDS (5)] BUILD_DIR...
 set -u
 median_awk=$(cat "$(dirname "$0")/median.awk")
 rounds=${1:-5}
@@ -47,7 +47,12 @@ done > "$tmp/all"
 i=0
 for b in "$@"; do i=$((i + 1)); echo "# s$i = $b"; done
 for m in $modes; do
-    case $m in lat) what="one-way latency, us" ;; bw) what="bandwidth, MB/s" ;; *) what="bidirectional bandwidth, MB/s" ;; esac
+    case $m in
+    lat) what="one-way latency, us" ;;
+    xchg) what="time of one exchange (a message each way), us" ;;
+    bw) what="bandwidth, MB/s" ;;
+    *) what="bidirectional bandwidth, MB/s" ;;
+    esac
     echo "# $m: $what; $rounds alternated rounds; ratio = median over rounds of Sluice / MPICH"
     awk -v m="$m" -v names="$names" "$median_awk"'
     $2 != m { next }
