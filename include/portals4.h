@@ -705,7 +705,6 @@ int PtlSluiceDeferBulk(int defer);
 int PtlSluiceHostActive(void);
 /** @} */
 
-
 /* ======================================================================== */
 /** @name Sluice extension: peers that have ended
  *

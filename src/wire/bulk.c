@@ -230,7 +230,7 @@ static sl_status_t bulk_split(wire_t *w, wire_bulk_t *op, size_t units)
  * (3 instead of 1 for 128 KiB) and the wait for the units it claims late.
  * (An exchange of 256 KiB messages took 28.5-31 us with such splits, 23.4
  * without.) */
-static bool peer_has_backlog(const wire_t *w, const wire_peer_t *p)
+static bool peer_busy(const wire_t *w, const wire_peer_t *p)
 {
     if (!atomic_load_explicit(&p->hdr->waiting, memory_order_relaxed) ||
         atomic_load_explicit(&p->hdr->copying, memory_order_relaxed))
@@ -249,7 +249,7 @@ static sl_status_t bulk_cma_copy(wire_t *w, wire_bulk_t *op)
     /* one split copy at a time (there is one claim word): another thread's
      * concurrent copy goes alone */
     if (w->split_min && op->len >= w->split_min && units >= 2 && units <= SPLIT_MASK &&
-        !peer_has_backlog(w, &w->peers[op->peer]) &&
+        !peer_busy(w, &w->peers[op->peer]) &&
         !atomic_exchange_explicit(&w->split_busy, true, memory_order_acquire)) {
         WIRE_STAT_INC(w, split_copies, 1);
         sl_status_t st = bulk_split(w, op, units);

@@ -401,9 +401,9 @@ int main(int argc, char **argv)
         printf("soak: %d ranks, protocol %s, %ld rounds, %ld messages, %.3f GB, %ld errors, "
                "%ld cancels (%ld won), %ld probes, %.1f s; VmRSS less the test's receive buffers, "
                "largest of the ranks: after warm-up (10%%) %ld KiB, half-way %ld KiB, at end %ld KiB; "
-               "largest growth of a rank from warm-up %ld KiB, from half-way %ld KiB (of which "
-               "allocated and in use %ld KiB, freed and kept by malloc %ld KiB, largest of the "
-               "ranks)\n",
+               "largest growth of a rank from warm-up %ld KiB, from half-way %ld KiB; the "
+               "allocator from half-way, largest of the ranks each: allocated and in use %ld KiB, "
+               "freed and kept by malloc %ld KiB\n",
                size, proto ? proto : "auto", rounds, gtot[0], gbytes / 1e9, gtot[1], gtot[2],
                gtot[3], gtot[4], dt, rssmax[0], rssmax[1], rssmax[2], gmax[0], gmax[1], gmax[2],
                gmax[3]);
