@@ -38,20 +38,28 @@
 #include "util/log.h"
 #include "util/param.h"
 
+#include "util/sys.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #define RR_KEEP 4 /* future RECEIVER_READYs kept per bucket; more are dropped (a hint lost) */
+#define RR_POOL 4096 /* stored RECEIVER_READYs of all buckets together */
 #define TOGETHER_MAX 16
 
+/* A stored RECEIVER_READY, in its bucket's list (next: pool index + 1). */
 typedef struct seq_rr {
     uint32_t seq; /* the receive's number */
     uint32_t fp;  /* fingerprint of its key */
+    uint16_t next;
 } seq_rr_t;
 
+/* 12 bytes: the table is mapped whole at set-up (below), so it is kept
+ * small; the stored RECEIVER_READYs, rare next to the buckets, live in a
+ * shared pool. */
 typedef struct seq_ent {
     uint32_t sent, posted;
-    seq_rr_t rr[RR_KEEP];
+    uint16_t rr; /* first stored RECEIVER_READY: pool index + 1, 0 for none */
     uint8_t n_rr;
     bool used; /* touched at least once (for the statistics) */
 } seq_ent_t;
@@ -65,8 +73,15 @@ typedef struct seq_memo {
 } seq_memo_t;
 
 static struct {
-    seq_ent_t *tab; /* zero pages until touched: an idle table costs no memory */
+    /* Mapped at set-up (sl_mem_populate): with zero pages until touched,
+     * every fresh key's first message paid a page fault for its bucket on
+     * both sides, and a collective numbers a new key per call (its tag):
+     * a 2-rank 256 KiB MPI_Allgather ran its first ~50 calls at 1.4x its
+     * steady time, ~3 faults per call, 4-5 us on this VM's. */
+    seq_ent_t *tab;
     size_t mask, used;
+    seq_rr_t *pool;    /* RR_POOL entries */
+    uint16_t pool_free; /* free list: pool index + 1, 0 when empty */
     int8_t *together; /* per peer: the evidence that it arrives together with us */
     /* [0]: a key we send on, [1]: one we receive on.  A stream repeats its
      * key, and the hash was ~8% of a receiver's time at the 8-byte rate. */
@@ -103,13 +118,19 @@ sl_status_t p2p_seq_init(void)
     S.used = 0;
     memset(S.memo, 0, sizeof S.memo);
     S.tab = calloc((size_t)n, sizeof *S.tab);
+    S.pool = calloc(RR_POOL, sizeof *S.pool);
     S.together = calloc((size_t)P.size, sizeof *S.together);
-    return S.tab && S.together ? SL_OK : SL_ERR_NOMEM;
+    if (!S.tab || !S.pool || !S.together) return SL_ERR_NOMEM;
+    sl_mem_populate(S.tab, (size_t)n * sizeof *S.tab);
+    for (unsigned i = 0; i < RR_POOL; i++) S.pool[i].next = (uint16_t)(i + 1 < RR_POOL ? i + 2 : 0);
+    S.pool_free = 1;
+    return SL_OK;
 }
 
 void p2p_seq_fini(void)
 {
     free(S.tab);
+    free(S.pool);
     free(S.together);
     memset(&S, 0, sizeof S);
 }
@@ -147,20 +168,51 @@ static void together_add(int peer, int d)
     S.together[peer] = (int8_t)(v < 0 ? 0 : v > TOGETHER_MAX ? TOGETHER_MAX : v);
 }
 
-/* Forget stored RECEIVER_READYs for sends already made (by another
- * protocol: their receives were posted before the message came). */
-static void rr_prune(seq_ent_t *e, int peer)
+/* Store a RECEIVER_READY in e's list; false when the pool is exhausted. */
+static bool rr_store(seq_ent_t *e, uint32_t seq, uint32_t fp)
 {
-    unsigned k = 0;
-    for (unsigned i = 0; i < e->n_rr; i++) {
-        if ((int32_t)(e->rr[i].seq - e->sent) >= 0) {
-            e->rr[k++] = e->rr[i];
-        } else {
+    uint16_t i = S.pool_free;
+    if (!i) return false;
+    seq_rr_t *r = &S.pool[i - 1];
+    S.pool_free = r->next;
+    *r = (seq_rr_t){.seq = seq, .fp = fp, .next = e->rr};
+    e->rr = i;
+    e->n_rr++;
+    return true;
+}
+
+/* Unlink the entry *link points to and return it to the pool. */
+static void rr_drop(seq_ent_t *e, uint16_t *link)
+{
+    uint16_t i = *link;
+    seq_rr_t *r = &S.pool[i - 1];
+    *link = r->next;
+    r->next = S.pool_free;
+    S.pool_free = i;
+    e->n_rr--;
+}
+
+/* Take e's stored RECEIVER_READY for send seq of the key fp, if there is
+ * one, and forget those for sends already made (by another protocol: their
+ * receives were posted before the message came). */
+static bool rr_take(seq_ent_t *e, uint32_t seq, uint32_t fp, int peer)
+{
+    bool found = false;
+    uint16_t *link = &e->rr;
+    while (*link) {
+        seq_rr_t *r = &S.pool[*link - 1];
+        if (!found && r->seq == seq && r->fp == fp) {
+            found = true;
+            rr_drop(e, link);
+        } else if ((int32_t)(r->seq - e->sent) < 0) {
             P.stats.rr_stale++;
             together_add(peer, 1);
+            rr_drop(e, link);
+        } else {
+            link = &r->next;
         }
     }
-    e->n_rr = (uint8_t)k;
+    return found;
 }
 
 /* Not numbered: a short message on a context of exact receives (p2p.h);
@@ -178,15 +230,7 @@ bool p2p_seq_send(int peer, unsigned ctx, int tag, size_t len, uint32_t *seq)
     uint32_t fp;
     seq_ent_t *e = seq_find(P.rank, peer, ctx, tag, &fp);
     *seq = e->sent++;
-    if (!e->n_rr) return false;
-    bool found = false;
-    for (unsigned i = 0; i < e->n_rr && !found; i++) {
-        if (e->rr[i].seq != *seq || e->rr[i].fp != fp) continue;
-        e->rr[i] = e->rr[--e->n_rr];
-        found = true;
-    }
-    rr_prune(e, peer);
-    return found;
+    return e->n_rr && rr_take(e, *seq, fp, peer);
 }
 
 uint32_t p2p_seq_recv(int peer, unsigned ctx, int tag, size_t len)
@@ -236,9 +280,6 @@ void p2p_seq_rr_arrived(const ptl_event_t *ev)
         together_add(peer, 1);
         return;
     }
-    if (e->n_rr == RR_KEEP) {
+    if (e->n_rr == RR_KEEP || !rr_store(e, seq, fp))
         P.stats.rr_stale++; /* too many ahead */
-        return;
-    }
-    e->rr[e->n_rr++] = (seq_rr_t){.seq = seq, .fp = fp};
 }
