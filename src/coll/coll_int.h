@@ -28,6 +28,7 @@ struct coll_run {
     uint32_t *rem;       /* dependencies each vertex still waits for */
     uint32_t *ready;     /* stack of vertices to start */
     uint32_t nready;
+    uint32_t nready_xfer; /* sends and receives among them */
     p2p_req_t **req;     /* send/recv vertices in flight */
     coll_pend_t *pend;   /* one per vertex, for p2p's watch */
     uint32_t left;       /* vertices not completed */

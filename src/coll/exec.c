@@ -107,6 +107,17 @@ void coll_run_finish(coll_run_t *r)
 #define VSPAN(r, v) ((uint64_t)(uintptr_t)(r) ^ (uint64_t)(v) << 48)
 static const char *const vname[] = {"send", "recv", "reduce", "copy", "nop"};
 
+static inline bool is_xfer(const coll_vertex_t *x)
+{
+    return x->kind == CV_SEND || x->kind == CV_RECV;
+}
+
+static void make_ready(coll_run_t *r, uint32_t v)
+{
+    r->ready[r->nready++] = v;
+    r->nready_xfer += is_xfer(&r->s->v[v]);
+}
+
 static void complete(coll_run_t *r, uint32_t v)
 {
     const coll_sched_t *s = r->s;
@@ -114,7 +125,7 @@ static void complete(coll_run_t *r, uint32_t v)
     SL_TRACE('e', "coll", vname[x->kind], VSPAN(r, v), NULL);
     for (uint32_t j = 0; j < x->nsucc; j++) {
         uint32_t w = s->succ[x->succ0 + j];
-        if (--r->rem[w] == 0) r->ready[r->nready++] = w;
+        if (--r->rem[w] == 0) make_ready(r, w);
     }
     if (--r->left == 0) coll_run_finish(r);
 }
@@ -178,9 +189,21 @@ static void start(coll_run_t *r, uint32_t v)
     complete(r, v);
 }
 
+/* Sends and receives start before the copies and reductions that are ready
+ * with them: a receive posted first announces itself to its sender, and a
+ * send's data can move while this rank copies (a 2-rank 256 KiB alltoall
+ * copied its own block before it posted anything). */
 static void run_ready(coll_run_t *r)
 {
-    while (r->nready) start(r, r->ready[--r->nready]);
+    while (r->nready) {
+        uint32_t pick = r->nready - 1;
+        if (r->nready_xfer)
+            while (!is_xfer(&r->s->v[r->ready[pick]])) pick--;
+        uint32_t v = r->ready[pick];
+        r->ready[pick] = r->ready[--r->nready];
+        r->nready_xfer -= is_xfer(&r->s->v[v]);
+        start(r, v);
+    }
 }
 
 /* Collect one completed p2p operation: its status, then its successors. */
@@ -234,6 +257,7 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async, bool nb)
     r->err = SL_OK;
     r->op_err = 0;
     r->nready = 0;
+    r->nready_xfer = 0;
     r->hint = NULL;
     r->left = s->nv;
     r->xfers = 0;
@@ -246,7 +270,7 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async, bool nb)
         return SL_OK;
     }
     for (uint32_t i = 0; i < s->nv; i++)
-        if ((r->rem[i] = s->v[i].ndeps) == 0) r->ready[r->nready++] = i;
+        if ((r->rem[i] = s->v[i].ndeps) == 0) make_ready(r, i);
     run_ready(r);
     /* the thread is needed by a run with messages not started yet (they
      * wait for completions), or whose messages need the receiver's host to

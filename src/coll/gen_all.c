@@ -58,6 +58,22 @@ static int blocks(coll_sched_t *s, bool send, const coll_layout_t *lay, int lo, 
     return all;
 }
 
+/* Sends of blocks [lo, hi) to peer after dep, as blocks() makes them; but
+ * the own block alone, when the call is not in place, goes straight from
+ * SBUF and waits for nothing (dep is then the copy of it into RBUF, which
+ * runs meanwhile: a 2-rank 256 KiB allgather copied 256 KiB before it
+ * sent). */
+static int send_blocks(coll_sched_t *s, const coll_layout_t *lay, bool inplace, int lo, int hi,
+                       int peer, uint32_t *tag, int dep)
+{
+    int r = s->rank;
+    if (inplace || lo != r || hi != r + 1) return blocks(s, true, lay, lo, hi, peer, tag, dep);
+    int all = cs_nop(s);
+    if (lay->len[r])
+        cs_dep(s, cs_send(s, COLL_REF(COLL_SBUF, 0), lay->len[r], peer, (*tag)++), all);
+    return all;
+}
+
 /* Blocks [lo, lo + cnt) modulo n: at most two runs. */
 static int blocks_mod(coll_sched_t *s, bool send, const coll_layout_t *lay, int lo, int cnt, int peer,
                       uint32_t *tag, int dep)
@@ -351,7 +367,7 @@ static void allgather_ring(coll_sched_t *s, const coll_layout_t *lay, bool inpla
     for (int st = 0; st < n - 1; st++) {
         uint32_t ts = (uint32_t)st * 2, tr = ts;
         int sb = (r - st + n) % n, rb = (r - st - 1 + n) % n;
-        blocks(s, true, lay, sb, sb + 1, right, &ts, prev);
+        send_blocks(s, lay, inplace, sb, sb + 1, right, &ts, prev);
         prev = blocks(s, false, lay, rb, rb + 1, left, &tr, -1);
     }
 }
@@ -361,7 +377,7 @@ static void allgather_pairwise(coll_sched_t *s, const coll_layout_t *lay, bool i
     int n = s->size, r = s->rank, cp = own_block(s, lay, inplace);
     for (int st = 1; st < n; st++) {
         uint32_t ts = 0, tr = 0;
-        blocks(s, true, lay, r, r + 1, (r + st) % n, &ts, cp);
+        send_blocks(s, lay, inplace, r, r + 1, (r + st) % n, &ts, cp);
         blocks(s, false, lay, (r - st + n) % n, (r - st + n) % n + 1, (r - st + n) % n, &tr, -1);
     }
 }
@@ -380,7 +396,7 @@ static void allgather_butterfly(coll_sched_t *s, const coll_layout_t *lay, bool 
     int prev = own_block(s, lay, inplace);
     uint32_t t0 = 0, t1 = 0;
     if (v < 0) { /* hand the own block to r + 1, get everything back */
-        blocks(s, true, lay, r, r + 1, r + 1, &t0, prev);
+        send_blocks(s, lay, inplace, r, r + 1, r + 1, &t0, prev);
         uint32_t tb = CT_PHASE(2);
         blocks(s, false, lay, 0, r, r + 1, &tb, -1);
         blocks(s, false, lay, r + 1, n, r + 1, &tb, -1);
@@ -397,7 +413,7 @@ static void allgather_butterfly(coll_sched_t *s, const coll_layout_t *lay, bool 
         int pv = v ^ mask, peer = fold_old(pv, rem), lo, hi;
         uint32_t ts = CT_PHASE(1) + (uint32_t)k * 64, tr = ts;
         group_range(v & ~(mask - 1), mask, rem, &lo, &hi);
-        int sv = blocks(s, true, lay, lo, hi, peer, &ts, prev);
+        int sv = send_blocks(s, lay, inplace, lo, hi, peer, &ts, prev);
         group_range(pv & ~(mask - 1), mask, rem, &lo, &hi);
         int rv = blocks(s, false, lay, lo, hi, peer, &tr, -1);
         int step = cs_nop(s);
@@ -421,7 +437,8 @@ static void allgather_dissemination(coll_sched_t *s, const coll_layout_t *lay, b
     for (int i = 0, d = 1; d < n; i++, d *= 2) {
         int cnt = d < n - d ? d : n - d;
         uint32_t ts = (uint32_t)i * 8, tr = ts;
-        int sv = blocks_mod(s, true, lay, r, cnt, (r - d + n) % n, &ts, prev);
+        int sv = i == 0 ? send_blocks(s, lay, inplace, r, r + 1, (r - d + n) % n, &ts, prev)
+                        : blocks_mod(s, true, lay, r, cnt, (r - d + n) % n, &ts, prev);
         int rv = blocks_mod(s, false, lay, r + d, cnt, (r + d) % n, &tr, -1);
         int step = cs_nop(s);
         cs_dep(s, sv, step);
