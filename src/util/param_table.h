@@ -16,7 +16,7 @@
       "64-byte slots in each rank's mailbox ring (data + credit region); 0 = automatic: "   \
       "static flow control (256 + credit slots) per peer, dynamic 2 x credit slots per "    \
       "peer + 16384; at least 32768 (2 MiB) either way")                                    \
-    X(FLOWCTL, "SLUICE_FLOWCTL", STR, "static", 0, 0,                                       \
+    X(FLOWCTL, "SLUICE_FLOWCTL", STR, "dynamic", 0, 0,                                      \
       "mailbox credit flow control (paper 001): static (an equal share of the data region " \
       "per sender) or dynamic (credit slots per sender, the rest handed to the senders "    \
       "that are active: activity lists, credit stealing, compulsory return). Every rank "   \
