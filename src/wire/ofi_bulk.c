@@ -139,6 +139,7 @@ static void op_post(wire_t *w, ofi_op_t *oo, int who, bool recv)
                                                   o->addr[oo->peer], tag, 0, &x->fc))
                           : OFI_RETRY(w, oo->peer, fi_tsend(o->ep, oo->addr + off, n, NULL,
                                                   o->addr[oo->peer], tag, &x->fc));
+        if (!recv) ofi_tx_posted(o, rc);
         op_posted(w, oo, x, rc, recv ? "posting a bulk receive" : "a bulk send");
     }
 }
@@ -163,6 +164,7 @@ static void op_post_rma(wire_t *w, ofi_op_t *oo)
                          ? OFI_RETRY(w, oo->peer, fi_readmsg(o->ep, &msg, FI_COMPLETION))
                          : OFI_RETRY(w, oo->peer, fi_writemsg(o->ep, &msg,
                                                    FI_COMPLETION | FI_DELIVERY_COMPLETE));
+        ofi_tx_posted(o, rc);
         op_posted(w, oo, x, rc, oo->kind == BULK_GET ? "fi_read" : "fi_write");
     }
 }

@@ -106,9 +106,12 @@ struct wire_ofi {
     bool waker_on;
     _Atomic uint32_t arm;      /* futex: a thread of ours went to sleep */
     _Atomic uint32_t drained;  /* futex: the drainer read the completion queue */
+    _Atomic bool drain_wait;   /* the waker sleeps on `drained` (else no wake is due) */
     _Atomic bool signalled;    /* the wait object fired since the last drain */
     _Atomic bool stop;
     int byes_out;              /* byes not completed yet (wire_fini) */
+    unsigned tx_out;           /* operations that will complete on the send queue (under lock) */
+    unsigned tx_skips;         /* reads of the send queue skipped since the last one */
 
     /* bulk chunks completed (or failed), for the drainer to account out of
      * the lock: accounting may send packets, which takes peer locks */
@@ -141,7 +144,15 @@ void ofi_post_rx(wire_t *w, ofi_ctx_t *c);
         rc_;                                                                                \
     })
 bool ofi_again(wire_t *w, int peer, uint64_t *t0);
+/* Read the send queue's completions (under lock); ofi_reap_tx only when
+ * operations are out there (see ofi.c), ofi_reap_tx_now always. */
 void ofi_reap_tx(wire_t *w);
+void ofi_reap_tx_now(wire_t *w);
+/* An operation that completes on the send queue was posted (rc 0). */
+static inline void ofi_tx_posted(wire_ofi_t *o, ssize_t rc)
+{
+    if (rc == 0) o->tx_out++;
+}
 /* A libfabric call failed in a way the transport cannot recover from. */
 void ofi_fatal(wire_t *w, const char *what, ssize_t rc) __attribute__((noreturn));
 
