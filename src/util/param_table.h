@@ -32,8 +32,10 @@
     X(PIGGYBACK, "SLUICE_PIGGYBACK", INT, "1", 0, 1,                                        \
       "return credits in the spare bytes of a data packet's last slot (paper 001 5.4)")     \
     X(PKT_SLOTS, "SLUICE_PKT_SLOTS", INT, "64", 1, 1024,                                    \
-      "largest packet in slots; also at most quota - (threshold - 1) slots (paper 001 "      \
-      "Eq. 3), which rules out credit deadlock. Larger messages are cut into packets")      \
+      "largest packet in slots in the shared-memory ring; also at most quota - (threshold "  \
+      "- 1) slots (paper 001 Eq. 3), which rules out credit deadlock. Larger messages are "  \
+      "cut into packets. Libfabric packets are as large as flow control and the provider's " \
+      "in-order limit allow (16 KiB with tcp;ofi_rxm), whatever this says")                 \
     X(WIRE, "SLUICE_WIRE", STR, "auto", 0, 0,                                              \
       "transport per peer: auto (shared memory within a host, libfabric between hosts), "   \
       "ofi (libfabric for every peer, also on one host), shm (shared memory only: a job "  \

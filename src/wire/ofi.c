@@ -166,7 +166,9 @@ static sl_status_t ofi_open(wire_t *w, wire_ofi_t *o)
     if (o->wait_fd < 0)
         sl_log_warn("wire: libfabric provider %s gives no wait fd: sleeping ranks poll it "
                     "every millisecond", fi->fabric_attr->prov_name);
-    o->inject_max = fi->tx_attr->inject_size;
+    /* ofi_put_pkt builds an injected packet on its stack */
+    o->inject_max = fi->tx_attr->inject_size < OFI_INJECT_MAX ? fi->tx_attr->inject_size
+                                                              : OFI_INJECT_MAX;
     o->chunk = fi->ep_attr->max_msg_size < (1ul << 30) ? fi->ep_attr->max_msg_size : (1ul << 30);
     return SL_OK;
 fail:
@@ -331,7 +333,7 @@ static sl_status_t ofi_post_all(wire_t *w, wire_ofi_t *o)
     if (sl_param_int(SL_PARAM_OFI_RX_BUFS, &n)) return SL_ERR_CONFIG;
     o->n_rx = (int)n;
     /* whole cache lines: every buffer (and its header) stays aligned */
-    o->rx_len = (sizeof(ofi_hdr_t) + w->layout.pkt_payload + 63) & ~(size_t)63;
+    o->rx_len = (sizeof(ofi_hdr_t) + ofi_pkt_payload(w) + 63) & ~(size_t)63;
     o->rx_mem = malloc((size_t)n * o->rx_len);
     o->rx_ctx = calloc((size_t)n, sizeof *o->rx_ctx);
     if (!o->rx_mem || !o->rx_ctx) return SL_ERR_NOMEM;
@@ -349,7 +351,33 @@ static bool ofi_pkt_ok(const wire_t *w, const ofi_hdr_t *h, size_t n)
 {
     return n >= sizeof *h && h->token == w->ofi->token && h->src < (uint32_t)w->size &&
            (int)h->src != w->rank && w->peers[h->src].tp == &wire_tp_ofi &&
-           h->len == n - sizeof *h && h->len <= w->layout.pkt_payload;
+           h->len == n - sizeof *h && h->len <= w->peers[h->src].pkt_payload;
+}
+
+/* Packets to a libfabric peer.  ofi_rxm (the RDM layer of the tcp and verbs
+ * providers) sends a message of up to its buffer (FI_OFI_RXM_BUFFER_SIZE,
+ * 16 KiB by default, its own header included) eagerly and a larger one by a
+ * rendezvous whose completion can come after that of a later eager one:
+ * FI_ORDER_SAS orders their matching, not their completions, and the wire
+ * takes packets in completion order.  So a packet stays within that buffer,
+ * with room for rxm's header (SLUICE_PKT_SLOTS=256 over tcp had the
+ * receiver read payload as headers: "malformed request", then SIGSEGV),
+ * and each carries a sequence number, so that a provider that reorders
+ * anyway stops the job with the reason.  Within that bound a packet is as
+ * large as flow control allows, not the ring's SLUICE_PKT_SLOTS (4 KiB by
+ * default): a 64 KiB message went as 16 packets, each a send, a completion
+ * and a receive buffer of its own (docs/WIRE.md). */
+#define OFI_RXM_HDR_ROOM 256
+
+size_t ofi_pkt_payload(const wire_t *w)
+{
+    long buf = 16384;
+    const char *e = getenv("FI_OFI_RXM_BUFFER_SIZE");
+    if (e && atol(e) > 0) buf = atol(e);
+    long slots = (buf - OFI_RXM_HDR_ROOM - (long)sizeof(ofi_hdr_t) + SHM_PKT_HDR) / SHM_SLOT;
+    if (slots < 1) slots = 1;
+    if ((unsigned long)slots > w->layout.pkt_slots_fc) slots = (long)w->layout.pkt_slots_fc;
+    return (size_t)slots * SHM_SLOT - SHM_PKT_HDR;
 }
 
 static void ofi_repost(wire_t *w, ofi_ctx_t *c)
@@ -371,6 +399,12 @@ static void ofi_rx_pkt(wire_t *w, ofi_ctx_t *c, size_t n)
         return;
     }
     WIRE_STAT_OWN(&w->stats, ofi_pkts_rx, 1);
+    uint16_t want = w->ofi->rx_seq[h->src]++;
+    if (h->seq != want)
+        wire_die(w, 70, "wire: libfabric delivered packets from rank %u out of order (packet %u "
+                 "where %u was due): the provider does not keep the order of messages of "
+                 "%zu bytes (FI_OFI_RXM_BUFFER_SIZE smaller than 16384?)",
+                 h->src, h->seq, want, sizeof *h + w->peers[h->src].pkt_payload);
     if (h->type == WIRE_T_OFI_BYE) {
         atomic_store(&w->peers[h->src].bye, true);
         ofi_repost(w, c);
@@ -572,8 +606,9 @@ static void ofi_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16
     size_t total = sizeof h + len;
     ssize_t rc;
     pthread_mutex_lock(&o->lock);
+    h.seq = o->tx_seq[peer]++; /* in the order the provider takes them */
     if (total <= o->inject_max) {
-        char buf[sizeof h + 256];
+        char buf[OFI_INJECT_MAX];
         memcpy(buf, &h, sizeof h);
         iov_gather(buf + sizeof h, iov, iovcnt, off, len);
         rc = OFI_RETRY(w, peer, fi_inject(o->ep, buf, total, o->addr[peer]));
@@ -587,6 +622,7 @@ static void ofi_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16
         ofi_tx_posted(o, rc);
         if (rc) free(c);
     }
+    if (rc) o->tx_seq[peer]--; /* not sent: the next one takes its number */
     pthread_mutex_unlock(&o->lock);
     WIRE_STAT_INC(w, ofi_pkts_tx, 1); /* credit packets come without the peer's lock */
     if (rc) { /* the peer is unreachable: its end is found by wire_check_dead */
@@ -693,6 +729,8 @@ static void ofi_close(wire_ofi_t *o)
     free(o->rx_mem);
     free(o->rx_ctx);
     free(o->addr);
+    free(o->tx_seq);
+    free(o->rx_seq);
     free(o);
 }
 
@@ -704,7 +742,9 @@ static sl_status_t ofi_create(wire_t *w)
     o->stop_fd = eventfd(0, EFD_CLOEXEC);
     o->token = ofi_token(w);
     o->addr = calloc((size_t)w->size, sizeof *o->addr);
-    sl_status_t st = o->addr && o->stop_fd >= 0 ? SL_OK : SL_ERR_NOMEM;
+    o->tx_seq = calloc((size_t)w->size, sizeof *o->tx_seq);
+    o->rx_seq = calloc((size_t)w->size, sizeof *o->rx_seq);
+    sl_status_t st = o->addr && o->tx_seq && o->rx_seq && o->stop_fd >= 0 ? SL_OK : SL_ERR_NOMEM;
     if (st == SL_OK) st = ofi_open(w, o);
     if (st != SL_OK) {
         ofi_close(o);
@@ -746,11 +786,16 @@ static void ofi_say_bye(wire_t *w)
         ofi_ctx_t *c = malloc(sizeof *c + sizeof h);
         if (!c) break;
         *c = (ofi_ctx_t){.kind = OC_TX_BYE, .peer = r, .buf = (char *)(c + 1)};
+        h.seq = o->tx_seq[r]++;
         memcpy(c->buf, &h, sizeof h);
         ssize_t rc = OFI_RETRY(w, r, fi_send(o->ep, c->buf, sizeof h, NULL, o->addr[r], &c->fc));
         ofi_tx_posted(o, rc);
-        if (rc) free(c);
-        else o->byes_out++;
+        if (rc) {
+            o->tx_seq[r]--;
+            free(c);
+        } else {
+            o->byes_out++;
+        }
     }
     /* completions free the copies; keep progressing for at most 250 ms (a
      * peer that has ended already completes nothing) */

@@ -22,10 +22,11 @@ typedef struct ofi_hdr {
     uint16_t len;    /* payload bytes */
     uint8_t type, flags;
     uint16_t msg;    /* user messages: low bits of the message number */
-    uint16_t rsvd;
+    uint16_t seq;    /* packets from src to us, counted: their order (ofi_rx_pkt) */
     uint32_t piggy;  /* credits returned with it */
 } ofi_hdr_t;
 _Static_assert(sizeof(ofi_hdr_t) == 24, "ofi packet header layout");
+#define OFI_INJECT_MAX (sizeof(ofi_hdr_t) + 256) /* largest packet sent by fi_inject */
 
 /* Packet types of the transport itself, outside credit flow control:
  * BYE, sent from wire_fini, tells the peer our end is a normal one. */
@@ -84,6 +85,7 @@ struct wire_ofi {
     struct fid_cq *rxcq, *txcq;
     struct fid_ep *ep;
     fi_addr_t *addr;           /* [size] */
+    uint16_t *tx_seq, *rx_seq; /* [size]: packets sent to / received from each peer */
     uint64_t token;
     size_t inject_max, chunk;
     pthread_mutex_t lock;      /* every fi_* call (and the stash) */

@@ -9,6 +9,11 @@ bool ofi_built(void)
     return false;
 }
 
+size_t ofi_pkt_payload(const wire_t *w)
+{
+    return w->layout.pkt_payload;
+}
+
 const char *wire_ofi_providers(char *buf, size_t len)
 {
     if (buf && len) snprintf(buf, len, "not built");

@@ -66,12 +66,14 @@ static sl_status_t tp_choose(wire_t *w, int mode, bool *need_ofi)
     for (int r = 0; r < w->size; r++) {
         wire_peer_t *p = &w->peers[r];
         p->tp = &wire_tp_shm;
+        p->pkt_payload = w->layout.pkt_payload;
         if (r == w->rank) continue;
         int where = mode == 1 ? SHM_HOST_OTHER : shm_peer_host(w, r);
         /* without libfabric a missing segment can only be an error: the
          * attach reports it as one ("cannot open shared memory") */
         if (where == SHM_HOST_OTHER || (where == SHM_HOST_ABSENT && ofi_built())) {
             p->tp = &wire_tp_ofi;
+            p->pkt_payload = ofi_pkt_payload(w);
             *need_ofi = true;
         }
     }

@@ -96,13 +96,14 @@ static sl_status_t wire_layout_for(int size, int scheme, wire_layout_t *out)
     }
     /* Static: Eq. 3 bounds a packet.  Dynamic: packets are cut to the
      * credits a sender holds (wire_send_frags), so any size is safe. */
-    uint32_t max_slots = dynamic ? (uint32_t)pkt : fc_max_pkt_slots(fl.quota, fl.threshold);
+    uint32_t max_slots = dynamic ? WIRE_PKT_SLOTS_MAX : fc_max_pkt_slots(fl.quota, fl.threshold);
+    if (max_slots > WIRE_PKT_SLOTS_MAX) max_slots = WIRE_PKT_SLOTS_MAX;
     uint32_t pkt_slots = (uint32_t)pkt < max_slots ? (uint32_t)pkt : max_slots;
     *out = (wire_layout_t){
         .slots = fl.slots, .data_slots = fl.data_slots, .credit_slots = fl.credit_slots,
         .quota = dynamic ? fl.credit_slots : fl.quota, .threshold = fl.threshold,
         .pkt_slots = pkt_slots, .dynamic = dynamic,
-        .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR};
+        .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR, .pkt_slots_fc = max_slots};
     return SL_OK;
 }
 
@@ -311,10 +312,10 @@ void wire_get_stats(const wire_t *w, wire_stats_t *out)
     }
 }
 
-/* Number of packets a message of len bytes is cut into. */
-static size_t wire_frag_count(const wire_t *w, size_t len)
+/* Number of packets a message of len bytes to p is cut into. */
+static size_t wire_frag_count(const wire_peer_t *p, size_t len)
 {
-    return len == 0 ? 1 : (len + w->layout.pkt_payload - 1) / w->layout.pkt_payload;
+    return len == 0 ? 1 : (len + p->pkt_payload - 1) / p->pkt_payload;
 }
 
 /* Send fragments from byte `*off` while credits last; returns true when the
@@ -325,7 +326,7 @@ static bool wire_send_frags(wire_t *w, int dst, uint8_t type, uint16_t msg,
 {
     wire_peer_t *p = &w->peers[dst];
     while (*off < len || (len == 0 && *off == 0)) {
-        size_t n = len - *off < w->layout.pkt_payload ? len - *off : w->layout.pkt_payload;
+        size_t n = len - *off < p->pkt_payload ? len - *off : p->pkt_payload;
         uint32_t k = shm_pkt_slots(n);
         if (p->credits < k && w->layout.dynamic && p->credits > 0 && n > 0) {
             /* dynamic: a sender may hold only its static slots; it sends
@@ -465,12 +466,13 @@ static sl_status_t wire_send_self(wire_t *w, uint8_t type, const struct iovec *i
     return SL_OK;
 }
 
-/* Ring slots a message of len bytes takes (its packets with their headers). */
-static size_t wire_msg_slots(const wire_t *w, size_t len)
+/* Ring slots (credits) a message of len bytes to p takes (its packets with
+ * their headers). */
+static size_t wire_msg_slots(const wire_peer_t *p, size_t len)
 {
-    size_t need = 0, frags = wire_frag_count(w, len);
+    size_t need = 0, frags = wire_frag_count(p, len);
     for (size_t i = 0; i < frags; i++) {
-        size_t n = i + 1 < frags ? w->layout.pkt_payload : len - i * w->layout.pkt_payload;
+        size_t n = i + 1 < frags ? p->pkt_payload : len - i * p->pkt_payload;
         need += shm_pkt_slots(n);
     }
     return need;
@@ -487,7 +489,7 @@ bool wire_tx_room(wire_t *w, int dst, size_t len)
     if (dst == w->rank) return true;
     if (dst < 0 || dst >= w->size || len > WIRE_MSG_MAX) return false;
     wire_peer_t *p = &w->peers[dst];
-    size_t need = wire_msg_slots(w, len);
+    size_t need = wire_msg_slots(p, len);
     pthread_mutex_lock(&p->lock);
     bool room = peer_room(p, need);
     pthread_mutex_unlock(&p->lock);
@@ -517,7 +519,7 @@ static sl_status_t wire_send_x(wire_t *w, int dst, uint8_t type, const struct io
     /* user messages are numbered in send order, whichever way they go */
     uint16_t msg = 0;
     if (type <= WIRE_TYPE_USER_MAX) msg = (uint16_t)p->tx_msgs++;
-    size_t need = wire_msg_slots(w, len);
+    size_t need = wire_msg_slots(p, len);
     sl_status_t st = SL_OK;
     if (peer_room(p, need)) {
         size_t off = 0;

@@ -65,8 +65,10 @@ typedef struct wire_layout {
                                credits a sender starts with (its static slots) */
     bool dynamic;           /* SLUICE_FLOWCTL=dynamic (paper 001 §6) */
     uint32_t threshold;     /* credit return threshold, Eq. 1 */
-    uint32_t pkt_slots;     /* largest packet, in slots */
+    uint32_t pkt_slots;     /* largest packet, in slots (SLUICE_PKT_SLOTS, the shared-memory ring's) */
     size_t pkt_payload;     /* largest packet payload, bytes */
+    uint32_t pkt_slots_fc;  /* largest packet flow control allows (Eq. 3; dynamic: the
+                               64 KiB packet headers can say) */
 } wire_layout_t;
 
 /* Receive-side memory of one rank in a job of `size` ranks under the

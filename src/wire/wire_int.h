@@ -196,10 +196,12 @@ typedef struct wire_tp {
 } wire_tp_t;
 
 extern const wire_tp_t wire_tp_shm, wire_tp_ofi;
+#define WIRE_PKT_SLOTS_MAX 1024u /* 65,524 payload bytes: packet headers say lengths in 16 bits */
 typedef struct wire_ofi wire_ofi_t; /* ofi_int.h */
 
 typedef struct wire_peer {
     const wire_tp_t *tp;    /* how we reach it (tp.c) */
+    size_t pkt_payload;     /* largest packet payload to it: its transport's (tp.c) */
     int host;               /* index of its host in the job (tp.c) */
     int host_rank;          /* its place among the ranks of its host */
     pthread_mutex_t lock;   /* credits and pending, sender side */
@@ -414,6 +416,9 @@ void ofi_bulk_packet(wire_t *w, int src, uint8_t type, const void *data, size_t 
 void ofi_bulk_peer_gone(wire_t *w, int peer);
 /* Testing and tools: is libfabric built in? */
 bool ofi_built(void);
+/* The largest packet payload to a libfabric peer: what the provider
+ * delivers in order (see ofi.c), within what flow control allows. */
+size_t ofi_pkt_payload(const wire_t *w);
 
 /* fc.c: the flow-control scheme seen from the ring (static or dynamic) */
 sl_status_t fc_wire_init(wire_t *w);
