@@ -26,9 +26,9 @@ struct coll_run {
     uint32_t tagbase;
     char *base[COLL_NBASE];
     uint32_t *rem;       /* dependencies each vertex still waits for */
-    uint32_t *ready;     /* stack of vertices to start */
-    uint32_t nready;
-    uint32_t nready_xfer; /* sends and receives among them */
+    uint32_t *ready;     /* vertices to start: two stacks in one array of nv, sends and
+                            receives from the start up, local ones from the end down */
+    uint32_t nready_xfer, nready_local;
     p2p_req_t **req;     /* send/recv vertices in flight */
     coll_pend_t *pend;   /* one per vertex, for p2p's watch */
     uint32_t left;       /* vertices not completed */

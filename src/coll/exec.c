@@ -112,10 +112,11 @@ static inline bool is_xfer(const coll_vertex_t *x)
     return x->kind == CV_SEND || x->kind == CV_RECV;
 }
 
+/* (each vertex is ready once per run, so the two stacks never meet) */
 static void make_ready(coll_run_t *r, uint32_t v)
 {
-    r->ready[r->nready++] = v;
-    r->nready_xfer += is_xfer(&r->s->v[v]);
+    if (is_xfer(&r->s->v[v])) r->ready[r->nready_xfer++] = v;
+    else r->ready[r->s->nv - ++r->nready_local] = v;
 }
 
 static void complete(coll_run_t *r, uint32_t v)
@@ -195,14 +196,10 @@ static void start(coll_run_t *r, uint32_t v)
  * copied its own block before it posted anything). */
 static void run_ready(coll_run_t *r)
 {
-    while (r->nready) {
-        uint32_t pick = r->nready - 1;
-        if (r->nready_xfer)
-            while (!is_xfer(&r->s->v[r->ready[pick]])) pick--;
-        uint32_t v = r->ready[pick];
-        r->ready[pick] = r->ready[--r->nready];
-        r->nready_xfer -= is_xfer(&r->s->v[v]);
-        start(r, v);
+    for (;;) {
+        if (r->nready_xfer) start(r, r->ready[--r->nready_xfer]);
+        else if (r->nready_local) start(r, r->ready[r->s->nv - r->nready_local--]);
+        else return;
     }
 }
 
@@ -256,8 +253,7 @@ sl_status_t coll_run_start(coll_run_t *r, unsigned seq, bool async, bool nb)
     r->tagbase = (seq & COLL_SEQ_MASK) << COLL_TAG_BITS;
     r->err = SL_OK;
     r->op_err = 0;
-    r->nready = 0;
-    r->nready_xfer = 0;
+    r->nready_xfer = r->nready_local = 0;
     r->hint = NULL;
     r->left = s->nv;
     r->xfers = 0;

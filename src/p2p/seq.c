@@ -38,8 +38,6 @@
 #include "util/log.h"
 #include "util/param.h"
 
-#include "util/sys.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,8 +47,9 @@
 
 /* A stored RECEIVER_READY, in its bucket's list (next: pool index + 1). */
 typedef struct seq_rr {
-    uint32_t seq; /* the receive's number */
-    uint32_t fp;  /* fingerprint of its key */
+    uint32_t seq;    /* the receive's number */
+    uint32_t fp;     /* fingerprint of its key */
+    uint32_t bucket; /* whose list it is on (for eviction) */
     uint16_t next;
 } seq_rr_t;
 
@@ -82,6 +81,7 @@ static struct {
     size_t mask, used;
     seq_rr_t *pool;    /* RR_POOL entries */
     uint16_t pool_free; /* free list: pool index + 1, 0 when empty */
+    uint16_t hand;      /* the next entry to evict when the pool is full */
     int8_t *together; /* per peer: the evidence that it arrives together with us */
     /* [0]: a key we send on, [1]: one we receive on.  A stream repeats its
      * key, and the hash was ~8% of a receiver's time at the 8-byte rate. */
@@ -121,7 +121,7 @@ sl_status_t p2p_seq_init(void)
     S.pool = calloc(RR_POOL, sizeof *S.pool);
     S.together = calloc((size_t)P.size, sizeof *S.together);
     if (!S.tab || !S.pool || !S.together) return SL_ERR_NOMEM;
-    sl_mem_populate(S.tab, (size_t)n * sizeof *S.tab);
+    memset(S.tab, 0, (size_t)n * sizeof *S.tab); /* its pages, now (private memory) */
     for (unsigned i = 0; i < RR_POOL; i++) S.pool[i].next = (uint16_t)(i + 1 < RR_POOL ? i + 2 : 0);
     S.pool_free = 1;
     return SL_OK;
@@ -168,19 +168,6 @@ static void together_add(int peer, int d)
     S.together[peer] = (int8_t)(v < 0 ? 0 : v > TOGETHER_MAX ? TOGETHER_MAX : v);
 }
 
-/* Store a RECEIVER_READY in e's list; false when the pool is exhausted. */
-static bool rr_store(seq_ent_t *e, uint32_t seq, uint32_t fp)
-{
-    uint16_t i = S.pool_free;
-    if (!i) return false;
-    seq_rr_t *r = &S.pool[i - 1];
-    S.pool_free = r->next;
-    *r = (seq_rr_t){.seq = seq, .fp = fp, .next = e->rr};
-    e->rr = i;
-    e->n_rr++;
-    return true;
-}
-
 /* Unlink the entry *link points to and return it to the pool. */
 static void rr_drop(seq_ent_t *e, uint16_t *link)
 {
@@ -190,6 +177,33 @@ static void rr_drop(seq_ent_t *e, uint16_t *link)
     r->next = S.pool_free;
     S.pool_free = i;
     e->n_rr--;
+}
+
+/* The pool is full: hints whose send never comes (a receive cancelled, a
+ * send that went by another protocol on a bucket not used since) would
+ * stay for good, so one entry goes, round robin: a hint lost. */
+static void rr_evict(void)
+{
+    seq_rr_t *r = &S.pool[S.hand];
+    seq_ent_t *e = &S.tab[r->bucket];
+    uint16_t *link = &e->rr;
+    while (*link && *link != S.hand + 1) link = &S.pool[*link - 1].next;
+    if (*link) rr_drop(e, link);
+    S.hand = (uint16_t)((S.hand + 1) % RR_POOL);
+    P.stats.rr_lost++;
+}
+
+/* Store a RECEIVER_READY in e's list (evicting one when the pool is full). */
+static void rr_store(seq_ent_t *e, uint32_t seq, uint32_t fp)
+{
+    if (!S.pool_free) rr_evict();
+    uint16_t i = S.pool_free;
+    if (!i) return; /* (cannot happen: a full pool's entries are all on lists) */
+    seq_rr_t *r = &S.pool[i - 1];
+    S.pool_free = r->next;
+    *r = (seq_rr_t){.seq = seq, .fp = fp, .bucket = (uint32_t)(e - S.tab), .next = e->rr};
+    e->rr = i;
+    e->n_rr++;
 }
 
 /* Take e's stored RECEIVER_READY for send seq of the key fp, if there is
@@ -280,6 +294,9 @@ void p2p_seq_rr_arrived(const ptl_event_t *ev)
         together_add(peer, 1);
         return;
     }
-    if (e->n_rr == RR_KEEP || !rr_store(e, seq, fp))
+    if (e->n_rr == RR_KEEP) {
         P.stats.rr_stale++; /* too many ahead */
+        return;
+    }
+    rr_store(e, seq, fp);
 }

@@ -117,7 +117,8 @@
     X(SEQ_BUCKETS, "SLUICE_SEQ_BUCKETS", INT, "16384", 1, 16777216,                         \
       "buckets (a power of two, the same on every rank) of the per-(peer, context, tag) "   \
       "send/receive counters that pair RECEIVER_READYs with sends; keys sharing a bucket "  \
-      "share its counters (hints lost, never data), so memory stays bounded (44 B each)")  \
+      "share its counters (hints lost, never data), so memory stays bounded: 12 B each, "  \
+      "touched at set-up, and a 64 KiB pool of stored hints")                             \
     X(BOUNCE_SIZE, "SLUICE_BOUNCE_SIZE", INT, "1048576", 4096, 1073741824,                  \
       "bytes of each of the 8 bounce buffers that hold unexpected eager messages; must "    \
       "hold at least two eager messages")                                                  \

@@ -170,6 +170,12 @@ static sl_status_t ofi_open(wire_t *w, wire_ofi_t *o)
     o->inject_max = fi->tx_attr->inject_size < OFI_INJECT_MAX ? fi->tx_attr->inject_size
                                                               : OFI_INJECT_MAX;
     o->chunk = fi->ep_attr->max_msg_size < (1ul << 30) ? fi->ep_attr->max_msg_size : (1ul << 30);
+    if (fi->ep_attr->max_msg_size < sizeof(ofi_hdr_t) + ofi_pkt_payload(w)) {
+        sl_log_error("wire: libfabric provider %s sends messages of at most %zu bytes, a packet "
+                     "takes %zu", fi->fabric_attr->prov_name, (size_t)fi->ep_attr->max_msg_size,
+                     sizeof(ofi_hdr_t) + ofi_pkt_payload(w));
+        return SL_ERR_CONFIG;
+    }
     return SL_OK;
 fail:
     sl_log_error("wire: libfabric %s (provider %s): %s", what, fi->fabric_attr->prov_name,
@@ -403,7 +409,7 @@ static void ofi_rx_pkt(wire_t *w, ofi_ctx_t *c, size_t n)
     if (h->seq != want)
         wire_die(w, 70, "wire: libfabric delivered packets from rank %u out of order (packet %u "
                  "where %u was due): the provider does not keep the order of messages of "
-                 "%zu bytes (FI_OFI_RXM_BUFFER_SIZE smaller than 16384?)",
+                 "%zu bytes (is its eager limit, FI_OFI_RXM_BUFFER_SIZE for ofi_rxm, below that?)",
                  h->src, h->seq, want, sizeof *h + w->peers[h->src].pkt_payload);
     if (h->type == WIRE_T_OFI_BYE) {
         atomic_store(&w->peers[h->src].bye, true);
@@ -441,6 +447,10 @@ static void ofi_rx_error(wire_t *w, struct fid_cq *cq)
     ofi_ctx_t *c = e.op_context;
     if (e.err == FI_ECANCELED && c->kind == OC_RX_PKT) return; /* at close */
     if (c->kind == OC_RX_PKT) {
+        if (e.err == FI_ETRUNC) /* a packet larger than our buffers: the next would look lost */
+            wire_die(w, 70, "wire: a libfabric packet of %zu bytes came into a %zu-byte buffer: "
+                     "the ranks disagree on the packet size (FI_OFI_RXM_BUFFER_SIZE differs?)",
+                     (size_t)e.len + (size_t)e.olen, w->ofi->rx_len);
         sl_log_debug("wire: libfabric receive failed: %s", fi_strerror(e.err));
         ofi_post_rx(w, c);
     } else if (c->kind == OC_BULK_RX || c->kind == OC_BULK_TX) {
