@@ -600,7 +600,7 @@ static bool peer_ended(const wire_peer_t *p)
         struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
         return poll(&pfd, 1, 0) > 0;
     }
-    return kill(p->pid, 0) != 0 && errno == ESRCH;
+    return pid_ended(p->pid); /* (no pidfd: Linux before 5.3) a zombie has ended too */
 }
 
 /* Peer r's process has ended?  One that had begun wire_fini left the job:
