@@ -83,7 +83,8 @@ static void build(void)
     w->layout = (wire_layout_t){.slots = SLOTS, .data_slots = fl.data_slots,
                                 .credit_slots = 2, .quota = fl.quota,
                                 .threshold = fl.threshold, .pkt_slots = pkt_slots,
-                                .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR};
+                                .pkt_payload = (size_t)pkt_slots * SHM_SLOT - SHM_PKT_HDR,
+                                .pkt_slots_fc = pkt_slots};
     w->fb_cells = FBC;
     w->piggyback = true;
     w->scratch = malloc(w->layout.pkt_payload);
@@ -109,6 +110,7 @@ static void build(void)
         pthread_mutex_init(&p->lock, NULL);
         sl_list_init(&p->pending);
         p->tp = &wire_tp_shm; /* every peer on this host (tp.c) */
+        p->pkt_payload = w->layout.pkt_payload;
         p->hdr = s->hdr;
         p->ring = s->ring;
         p->chans = s->chans;
