@@ -72,7 +72,7 @@ typedef struct seq_memo {
 } seq_memo_t;
 
 static struct {
-    /* Mapped at set-up (sl_mem_populate): with zero pages until touched,
+    /* Touched at set-up (p2p_seq_init): with zero pages until touched,
      * every fresh key's first message paid a page fault for its bucket on
      * both sides, and a collective numbers a new key per call (its tag):
      * a 2-rank 256 KiB MPI_Allgather ran its first ~50 calls at 1.4x its
@@ -117,11 +117,11 @@ sl_status_t p2p_seq_init(void)
     S.mask = (size_t)n - 1;
     S.used = 0;
     memset(S.memo, 0, sizeof S.memo);
-    S.tab = calloc((size_t)n, sizeof *S.tab);
+    S.tab = malloc((size_t)n * sizeof *S.tab); /* zeroed below, every page */
     S.pool = calloc(RR_POOL, sizeof *S.pool);
     S.together = calloc((size_t)P.size, sizeof *S.together);
     if (!S.tab || !S.pool || !S.together) return SL_ERR_NOMEM;
-    memset(S.tab, 0, (size_t)n * sizeof *S.tab); /* its pages, now (private memory) */
+    memset(S.tab, 0, (size_t)n * sizeof *S.tab);
     for (unsigned i = 0; i < RR_POOL; i++) S.pool[i].next = (uint16_t)(i + 1 < RR_POOL ? i + 2 : 0);
     S.pool_free = 1;
     return SL_OK;

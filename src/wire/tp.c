@@ -63,6 +63,7 @@ static int tp_mode(void)
 static sl_status_t tp_choose(wire_t *w, int mode, bool *need_ofi)
 {
     *need_ofi = false;
+    size_t ofi_payload = ofi_pkt_payload(w); /* the same for every libfabric peer */
     for (int r = 0; r < w->size; r++) {
         wire_peer_t *p = &w->peers[r];
         p->tp = &wire_tp_shm;
@@ -73,7 +74,7 @@ static sl_status_t tp_choose(wire_t *w, int mode, bool *need_ofi)
          * attach reports it as one ("cannot open shared memory") */
         if (where == SHM_HOST_OTHER || (where == SHM_HOST_ABSENT && ofi_built())) {
             p->tp = &wire_tp_ofi;
-            p->pkt_payload = ofi_pkt_payload(w);
+            p->pkt_payload = ofi_payload;
             *need_ofi = true;
         }
     }
