@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,14 +37,69 @@ int sl_futex_wake_all(_Atomic uint32_t *word)
     return rc < 0 ? 0 : (int)rc;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
 #ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#define MADV_POPULATE_WRITE 23
 #endif
 
 void sl_mem_populate(void *addr, size_t len)
 {
     uintptr_t page = 4096, start = (uintptr_t)addr & ~(page - 1);
     (void)madvise((void *)start, (uintptr_t)addr + len - start, MADV_POPULATE_WRITE);
+}
+
+/* The fallback of sl_mem_accessible: the kernel reads one byte per page
+ * (and writes it back), PROBE_PAGES pages per call.  It pins each page on
+ * its own: about 0.7 us per page here, 188 us for 1 MiB read and written,
+ * against 40 us for the madvise. */
+#define PROBE_PAGES 512
+static bool probe_pages(uintptr_t addr, uintptr_t end, bool write)
+{
+    uintptr_t page = 4096, a = addr;
+    unsigned char bytes[PROBE_PAGES];
+    struct iovec local = {bytes, 0}, remote[PROBE_PAGES];
+    pid_t self = getpid();
+    while (a < end) {
+        int n = 0;
+        for (; n < PROBE_PAGES && a < end; n++) {
+            remote[n] = (struct iovec){(void *)a, 1};
+            a = (a & ~(page - 1)) + page;
+        }
+        local.iov_len = (size_t)n;
+        if (process_vm_readv(self, &local, 1, remote, (unsigned long)n, 0) != n) return false;
+        if (write && process_vm_writev(self, &local, 1, remote, (unsigned long)n, 0) != n)
+            return false;
+    }
+    return true;
+}
+
+bool sl_mem_accessible_probe(const void *addr, size_t len, bool write)
+{
+    uintptr_t a = (uintptr_t)addr, end = a + len;
+    return len == 0 || (end > a && probe_pages(a, end, write));
+}
+
+bool sl_mem_accessible(const void *addr, size_t len, bool write)
+{
+    /* Set when the madvise refused a range the probe then found accessible
+     * (a kernel before 5.14, or a mapping it cannot populate): from then on
+     * only the probe answers, so such a kernel pays one call, not two. */
+    static _Atomic int no_populate;
+    uintptr_t page = 4096, a = (uintptr_t)addr, end = a + len;
+    if (len == 0) return true;
+    if (end < a) return false;
+    if (!atomic_load_explicit(&no_populate, memory_order_relaxed)) {
+        uintptr_t lo = a & ~(page - 1), hi = (end + page - 1) & ~(page - 1);
+        if (hi < end) return false; /* the last page wraps around */
+        if (madvise((void *)lo, hi - lo, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+            return true;
+        if (errno == ENOMEM || errno == EFAULT) return false; /* unmapped, or SIGBUS */
+    }
+    bool ok = probe_pages(a, end, write);
+    if (ok) atomic_store_explicit(&no_populate, 1, memory_order_relaxed);
+    return ok;
 }
 
 void sl_mem_zero_lazy(void *addr, size_t len)

@@ -6,6 +6,7 @@
 #include "util/status.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,18 @@ int sl_futex_wake_all(_Atomic uint32_t *word);
  * touch (madvise MADV_POPULATE_WRITE; a hint: kernels before 5.14 refuse
  * and nothing changes).  For buffers whose first use is timed traffic. */
 void sl_mem_populate(void *addr, size_t len);
+/* Can this process read (and, with write, also write) [addr, addr + len)?
+ * For memory that a copy outside our control (a network provider, a
+ * system call that would kill the process) is about to use.  The kernel
+ * answers in one madvise over the range (MADV_POPULATE_READ / _WRITE,
+ * Linux 5.14: fails on unmapped pages and on mappings without that
+ * permission, and maps the pages the copy would fault in anyway); where it
+ * refuses for another reason (older kernels, special mappings) one byte
+ * per page is read, and written back unchanged, through process_vm_readv /
+ * process_vm_writev on ourselves.  len 0 is always accessible. */
+bool sl_mem_accessible(const void *addr, size_t len, bool write);
+/* The same answer by the per-page probe alone (the fallback; for tests). */
+bool sl_mem_accessible_probe(const void *addr, size_t len, bool write);
 /* Zero [addr, addr + len) of a shared-memory (tmpfs) mapping without
  * touching its whole pages: they are given back (madvise MADV_REMOVE) and
  * read as zero when first used, so memory is spent only where it is used.

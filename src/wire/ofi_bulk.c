@@ -33,37 +33,14 @@ typedef struct ofi_req {
 
 #define TAG(rank, id, c) ((uint64_t)(rank) << 44 | (uint64_t)((id)&0x0fffffffu) << 16 | (c))
 
-/* Can this process read (and, with write, write) [addr, addr+len)?  The
- * provider copies into and out of the memory named in a request without
- * any check, and a bad address would kill the process there; the kernel
- * checks it here instead: one byte per page is read through
- * process_vm_readv on ourselves and, for write, written back unchanged
- * (the range is the destination of this copy: nobody else writes it).
- * Two system calls per 512 pages; a refused range is SL_ERR_SYS, as a
- * failed cross-memory attach would be. */
-#define PROBE_PAGES 512
+/* The provider copies into and out of the memory named in a request
+ * without any check, and a bad address would kill the process there; the
+ * kernel checks the range first (sl_mem_accessible), so a bad one fails the
+ * copy with SL_ERR_SYS, as a failed cross-memory attach would. */
 static bool range_ok(uint64_t addr, uint64_t len, bool write)
 {
-    static long page;
-    if (!page) page = sysconf(_SC_PAGESIZE);
-    if (len == 0) return true;
-    if (addr + len < addr) return false;
-    uint64_t end = addr + len, a = addr;
-    unsigned char bytes[PROBE_PAGES];
-    struct iovec local = {bytes, 0}, remote[PROBE_PAGES];
-    pid_t self = getpid();
-    while (a < end) {
-        int n = 0;
-        for (; n < PROBE_PAGES && a < end; n++) {
-            remote[n] = (struct iovec){(void *)(uintptr_t)a, 1};
-            a = (a & ~(uint64_t)(page - 1)) + (uint64_t)page;
-        }
-        local.iov_len = (size_t)n;
-        if (process_vm_readv(self, &local, 1, remote, (unsigned long)n, 0) != n) return false;
-        if (write && process_vm_writev(self, &local, 1, remote, (unsigned long)n, 0) != n)
-            return false;
-    }
-    return true;
+    if (addr + len < addr || len > SIZE_MAX) return false;
+    return sl_mem_accessible((const void *)(uintptr_t)addr, (size_t)len, write);
 }
 
 static ofi_op_t *op_new(wire_t *w, int peer, int kind, char *addr, size_t len)
