@@ -96,7 +96,7 @@ static void uh_unref(ptl_pt_t *pt, ptl_uh_t *uh)
 }
 
 /* Take an entry off its list (it stays allocated while headers use it). */
-static void entry_delist(ptl_pt_t *pt, ptl_entry_t *e)
+void ptl_entry_delist(ptl_pt_t *pt, ptl_entry_t *e)
 {
     if (!e->linked) return;
     sl_list_remove(&e->link);
@@ -106,7 +106,7 @@ static void entry_delist(ptl_pt_t *pt, ptl_entry_t *e)
 
 void ptl_entry_auto_unlink(ptl_pt_t *pt, ptl_entry_t *e)
 {
-    entry_delist(pt, e);
+    ptl_entry_delist(pt, e);
     bool events = !(e->me.options & PTL_ME_EVENT_UNLINK_DISABLE);
     if (events) post_simple(pt, PTL_EVENT_AUTO_UNLINK, e->user_ptr, e->pt, PTL_NI_OK);
     ptl_handle_free(e->handle);
@@ -135,7 +135,7 @@ void ptl_pt_release_entries(ptl_ni_t *ni, ptl_pt_t *pt)
         sl_list_t *list = l == 0 ? &pt->prio : &pt->over;
         sl_list_for_each_safe(pos, tmp, list) {
             ptl_entry_t *e = sl_list_entry(pos, ptl_entry_t, link);
-            entry_delist(pt, e);
+            ptl_entry_delist(pt, e);
             ptl_handle_free(e->handle);
             entry_free(e);
         }
@@ -300,7 +300,7 @@ int ptl_me_unlink_locked(ptl_handle_me_t h)
     if (!e) return PTL_ARG_INVALID;
     if (e->busy) return PTL_IN_USE; /* a bulk copy is moving its data (§8.3) */
     ptl_pt_t *pt = &e->ni->pts[e->pt];
-    entry_delist(pt, e);
+    ptl_entry_delist(pt, e);
     ptl_handle_free(e->handle);
     if (e->uh_refs == 0) entry_free(e); /* else freed with its last header */
     return PTL_OK;

@@ -460,7 +460,9 @@ static void ni_drop_object(ptl_ni_t *ni, int ty, void *o)
 
 void ptl_ni_destroy(ptl_ni_t *ni)
 {
-    /* bulk copies run without the lock: let them finish with their entries */
+    /* bulk copies run without the lock, or in flight from the queue: let
+     * them finish with their entries */
+    ptl_target_land();
     while (ptl_g.bulk_busy > 0) {
         PTL_UNLOCK();
         sched_yield();

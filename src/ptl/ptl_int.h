@@ -352,6 +352,9 @@ bool ptl_safe_copy(void *dst, const void *src, size_t n, bool into_memory);
 bool ptl_entry_matches(const ptl_entry_t *e, const ptl_ni_t *ni, ptl_process_t initiator,
                        ptl_match_bits_t bits, ptl_size_t rlength, ptl_size_t remote_offset);
 void ptl_entry_auto_unlink(ptl_pt_t *pt, ptl_entry_t *e);
+/* Take an entry off its list; it stays allocated (and its handle valid)
+ * until unlinked or freed.  No-op on an entry already off. */
+void ptl_entry_delist(ptl_pt_t *pt, ptl_entry_t *e);
 void ptl_pt_release_entries(ptl_ni_t *ni, ptl_pt_t *pt);
 /* Free the entries kept for reuse (PtlFini). */
 void ptl_entry_cache_drop(void);
@@ -375,6 +378,9 @@ extern __thread bool ptl_t_defer_bulk;
 /* An entry was appended: have progress retry a waiting request. */
 void ptl_target_kick(void);
 void ptl_target_drop_deferred(void);
+/* Wait for the bulk copies the queue has in flight and finish them (their
+ * events and answers); before the entries they use go away. */
+void ptl_target_land(void);
 
 /* ct.c: queue a triggered operation (copied) on ct; PTL_NO_SPACE when the
  * CT already holds max_triggered_ops.  Released at once if already due. */

@@ -4,6 +4,7 @@
  * auto-unlink, data movement, events and counts, and the response. */
 #include "ptl/ptl_int.h"
 #include "util/log.h"
+#include "util/param.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,38 @@ static void tgt_moved_bulk(void)
     wire_drain_stop(ptl_g.wire);
 }
 
+/* Steps 8-10: offset, length, local offset, auto-unlink decision, for the
+ * entry tgt_select chose; whether the entry goes after this message. */
+static bool tgt_place(tgt_t *t)
+{
+    ptl_entry_t *e = t->e;
+    const ptl_req_hdr_t *h = t->h;
+    bool local = (e->me.options & PTL_ME_MANAGE_LOCAL) != 0;
+    t->offset = local ? e->local_offset : h->remote_offset;
+    ptl_size_t room = t->offset > e->bytes ? 0 : e->bytes - t->offset;
+    t->mlength = h->length < room ? h->length : room;
+    if (t->mlength > t->ni->limits.max_msg_size) t->mlength = t->ni->limits.max_msg_size;
+    if ((h->flags & RF_INLINE) && h->kind != RK_GET && t->mlength > t->len) t->mlength = t->len;
+    if (local) e->local_offset += t->mlength;
+    return (e->me.options & PTL_ME_USE_ONCE) ||
+           (local && e->me.min_free &&
+            (e->local_offset > e->bytes || e->bytes - e->local_offset < e->me.min_free));
+}
+
+/* After the data moved: the unexpected header, events and counts, the
+ * answer, the auto-unlink.  ovf: the copy was counted in ovf_copies. */
+static void tgt_end(tgt_t *t, bool unlink, bool ovf)
+{
+    ptl_entry_t *e = t->e;
+    void *where = ptl_region_addr(e->me.start, e->me.length, e->me.options, t->offset, 0);
+    if (ovf && !(e->me.options & PTL_ME_UNEXPECTED_HDR_DISABLE)) tgt_queue_header(t, where);
+    if (ovf) t->pt->ovf_copies--;
+    tgt_events(t, where);
+    respond(t);
+    if (t->reply != t->fetch) free(t->reply);
+    if (unlink) ptl_entry_auto_unlink(t->pt, e);
+}
+
 /* Serve one request; false when it must wait for an entry (nothing done). */
 static bool tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t len)
 {
@@ -372,33 +405,15 @@ static bool tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t 
         respond(&t);
         return true;
     }
-    ptl_entry_t *e = t.e;
-    /* step 8-10: offset, length, local offset, auto-unlink decision */
-    bool local = (e->me.options & PTL_ME_MANAGE_LOCAL) != 0;
-    t.offset = local ? e->local_offset : h->remote_offset;
-    ptl_size_t room = t.offset > e->bytes ? 0 : e->bytes - t.offset;
-    t.mlength = h->length < room ? h->length : room;
-    if (t.mlength > t.ni->limits.max_msg_size) t.mlength = t.ni->limits.max_msg_size;
-    if ((h->flags & RF_INLINE) && h->kind != RK_GET && t.mlength > len) t.mlength = len;
-    if (local) e->local_offset += t.mlength;
-    bool unlink = (e->me.options & PTL_ME_USE_ONCE) ||
-                  (local && e->me.min_free && (e->local_offset > e->bytes ||
-                                               e->bytes - e->local_offset < e->me.min_free));
+    bool unlink = tgt_place(&t);
     /* A bulk copy drops the lock: until this message's header is on the
      * unexpected list, appends and searches on this PT wait for it
      * (ptl_pt_settle), or a receive posted meanwhile would miss it. */
-    bool ovf = e->list == PTL_OVERFLOW_LIST;
+    bool ovf = t.e->list == PTL_OVERFLOW_LIST;
     if (ovf) t.pt->ovf_copies++;
     tgt_move(&t);
     if ((h->flags & RF_BULK) && t.mlength) tgt_moved_bulk();
-    void *where = ptl_region_addr(e->me.start, e->me.length, e->me.options, t.offset, 0);
-    bool queue = ovf && !(e->me.options & PTL_ME_UNEXPECTED_HDR_DISABLE);
-    if (queue) tgt_queue_header(&t, where);
-    if (ovf) t.pt->ovf_copies--;
-    tgt_events(&t, where);
-    respond(&t);
-    if (t.reply != t.fetch) free(t.reply);
-    if (unlink) ptl_entry_auto_unlink(t.pt, e);
+    tgt_end(&t, unlink, ovf);
     return true;
 }
 
@@ -408,23 +423,45 @@ static bool tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t 
  * does every request after it; the head is tried again whenever progress
  * runs (an append kicks the progress thread).
  *
- * A bulk request whose data must be staged through the peer cannot be served
- * inside the receive callback: waiting there keeps this process from
- * draining the peer's staging requests, and two ranks pulling from each other
- * (or a ring of them) would wait forever.  Such requests, and every request
- * after them (arrival order is matching order), queue here and are served
- * from ptl_progress_locked.  The head stays queued while it is served, so
- * requests delivered meanwhile (by the nested wire progress of the bulk wait)
- * queue behind it instead of overtaking it. */
+ * A bulk request whose data must be staged through the peer or moved by
+ * libfabric cannot be served inside the receive callback: waiting there
+ * keeps this process from draining the peer's staging requests, and two
+ * ranks pulling from each other (or a ring of them) would wait forever.
+ * Such requests, and every request after them (arrival order is matching
+ * order), queue here and are served from ptl_progress_locked.
+ *
+ * Copies in flight.  Served one at a time, each such copy cost its whole
+ * hand-shake (over TCP: request, ready, read, data, release, with a
+ * wake-up at each end) with nothing else moving, and the bulk bandwidth
+ * was a third of what the connection carries.  So the queue starts up to
+ * SLUICE_TGT_INFLIGHT copies without waiting for them (tgt_fly) and
+ * finishes them in arrival order (tgt_land: events, counts, answers,
+ * auto-unlink), so everything the program and the initiators see keeps
+ * the order of the one-at-a-time queue.  Only copies whose start has no
+ * effect that a later request could see fly: matched in the priority list
+ * (no unexpected header to queue), one contiguous piece, a PT whose event
+ * queue has room for every event in flight when it uses flow control.  An
+ * entry that the copy uses up leaves its list when the copy starts (no
+ * later request may match it) and is unlinked, with its event, when it
+ * lands.  Anything else waits until the copies ahead have landed and is
+ * served as before; the head stays queued while it is served, so requests
+ * delivered meanwhile queue behind it instead of overtaking it. */
 typedef struct tgt_deferred {
     struct tgt_deferred *next;
     int src;
     ptl_req_hdr_t h;
     size_t len;
+    /* in flight (tgt_fly) */
+    tgt_t t;
+    bool unlink;
+    sl_status_t st; /* SL_INPROGRESS until op is done */
+    wire_bulk_t op;
     char data[];
 } tgt_deferred_t;
 
-static tgt_deferred_t *q_head, *q_tail;
+/* q_head .. before q_next: in flight, in arrival order; q_next ..: waiting */
+static tgt_deferred_t *q_head, *q_tail, *q_next;
+static int q_flying;
 
 static bool tgt_needs_staging(int src, const ptl_req_hdr_t *h)
 {
@@ -441,12 +478,98 @@ static bool tgt_defer(int src, const ptl_req_hdr_t *h, const void *data, size_t 
     if (q_tail) q_tail->next = d;
     else q_head = d;
     q_tail = d;
+    if (!q_next) q_next = d;
     /* A new head: whoever progresses next (a waiter, or the sleeping
      * progress thread) must come round to serve it.  Behind a head, nothing
      * to do: serving the head goes on down the queue, and a head waiting
      * for an entry is retried by the append that links one. */
     if (first) wire_kick(ptl_g.wire);
     return true;
+}
+
+static int tgt_max_flying(void)
+{
+    static int max;
+    if (!max) {
+        long v = 8;
+        sl_param_int(SL_PARAM_TGT_INFLIGHT, &v);
+        max = (int)v;
+    }
+    return max;
+}
+
+/* Would t match a priority entry that a copy in flight may use?  No side
+ * effects: tgt_select then chooses the same entry. */
+static bool tgt_can_fly(tgt_t *t)
+{
+    const ptl_req_hdr_t *h = t->h;
+    if (!(h->flags & RF_BULK) || (h->kind != RK_PUT && h->kind != RK_GET)) return false;
+    ptl_ni_t *ni = h->ni_kind < PTL_NI_KINDS ? ptl_g.nis[h->ni_kind] : NULL;
+    ptl_pt_t *pt = ni ? ptl_pt_get(ni, h->pt_index) : NULL;
+    if (!pt || !pt->enabled) return false;
+    if ((pt->options & PTL_PT_FLOWCTRL) && pt->eq && pt->eq->n + q_flying + 1 >= pt->eq->limit)
+        return false;
+    t->ni = ni;
+    t->pt = pt;
+    t->initiator = ptl_ni_initiator_id(ni, t->src);
+    ptl_entry_t *e = match_list(t, &pt->prio);
+    return e && (e->me.uid == PTL_UID_ANY || e->me.uid == h->uid) && op_allowed(e, h->kind) &&
+           !(e->me.options & PTL_IOVEC) && !tgt_wide(e);
+}
+
+/* Start q_next's copy without waiting for it; false when it may not fly. */
+static bool tgt_fly(void)
+{
+    tgt_deferred_t *d = q_next;
+    tgt_t *t = &d->t;
+    *t = (tgt_t){.src = d->src, .h = &d->h, .data = d->data, .len = d->len, .fail = PTL_NI_OK};
+    if (!tgt_can_fly(t) || !tgt_select(t)) return false; /* select: the same entry */
+    d->unlink = tgt_place(t);
+    if (d->unlink) ptl_entry_delist(t->pt, t->e);
+    t->e->busy++;
+    ptl_g.bulk_busy++;
+    d->st = SL_OK;
+    if (t->mlength) {
+        char *local = ptl_at(t->e->me.start, t->offset);
+        d->st = d->h.kind == RK_PUT
+                    ? wire_get(ptl_g.wire, t->src, d->h.addr, local, t->mlength, &d->op)
+                    : wire_put(ptl_g.wire, t->src, d->h.addr, local, t->mlength, &d->op);
+    }
+    q_next = d->next;
+    q_flying++;
+    return true;
+}
+
+/* Finish the copies in flight at the head of the queue that are done (all
+ * of them, waiting for each, when wait); how many. */
+static int tgt_land_some(bool wait)
+{
+    int n = 0;
+    while (q_head && q_head != q_next) {
+        tgt_deferred_t *d = q_head;
+        if (d->st == SL_INPROGRESS) {
+            if (wait) wire_bulk_wait(ptl_g.wire, &d->op);
+            else if (!atomic_load_explicit(&d->op.done, memory_order_acquire)) break;
+            d->st = d->op.status;
+        }
+        tgt_t *t = &d->t;
+        t->e->busy--;
+        ptl_g.bulk_busy--;
+        if (d->st != SL_OK) fail(t, PTL_NI_SEGV, PTL_SR_DROP_COUNT);
+        if (t->mlength || d->st != SL_OK) tgt_bulk_moves++;
+        tgt_end(t, d->unlink, false);
+        q_head = d->next;
+        if (!q_head) q_tail = NULL;
+        q_flying--;
+        free(d);
+        n++;
+    }
+    return n;
+}
+
+void ptl_target_land(void)
+{
+    tgt_land_some(true);
 }
 
 /* What xfer.c sends: a put's or atomic's data inline (all of it, RF_INLINE)
@@ -502,28 +625,39 @@ void ptl_target_kick(void)
 int ptl_target_run_deferred(void)
 {
     static bool running;
-    int n = 0;
     if (running) return 0;
     running = true;
+    int n = tgt_land_some(false);
     unsigned moves = tgt_bulk_moves;
-    while (q_head && tgt_bulk_moves == moves) {
-        tgt_deferred_t *d = q_head;
+    while (q_next && tgt_bulk_moves == moves) {
+        if (q_flying) { /* behind copies in flight only another copy may start */
+            if (q_flying >= tgt_max_flying() || !tgt_fly()) break;
+            n++;
+            continue;
+        }
+        if (tgt_max_flying() > 1 && tgt_fly()) {
+            n++;
+            continue;
+        }
+        tgt_deferred_t *d = q_head; /* == q_next: nothing in flight */
         if (!tgt_serve(d->src, &d->h, d->data, d->len)) break; /* still no entry */
-        q_head = d->next;
+        q_head = q_next = d->next;
         if (!q_head) q_tail = NULL;
         free(d);
         n++;
     }
+    n += tgt_land_some(false);
     running = false;
     return n;
 }
 
 void ptl_target_drop_deferred(void)
 {
+    tgt_land_some(true);
     while (q_head) {
         tgt_deferred_t *d = q_head;
         q_head = d->next;
         free(d);
     }
-    q_tail = NULL;
+    q_tail = q_next = NULL;
 }

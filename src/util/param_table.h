@@ -96,6 +96,9 @@
       "bytes of a SEND_RNDV message that travel with its first put (the paper's first "    \
       "chunk; at most SLUICE_EAGER_LIMIT); the receiver gets the rest.  Small, so the put " \
       "goes in one packet: a larger first chunk is a second copy per message")            \
+    X(TGT_INFLIGHT, "SLUICE_TGT_INFLIGHT", INT, "8", 1, 1024,                                \
+      "bulk copies a target serving peers without cross-memory attach (libfabric, staged) " \
+      "keeps in flight at once, finished in arrival order (1: one at a time)")              \
     X(RDRP_INFLIGHT, "SLUICE_RDRP_INFLIGHT", INT, "2", 1, 1024,                             \
       "rendezvous gets a receiver keeps outstanding per message (the paper's c)")           \
     X(RDRP_TRIGGERED, "SLUICE_RDRP_TRIGGERED", INT, "1", 0, 1,                              \
