@@ -296,6 +296,7 @@ static void ptl_stop(void)
     sl_trace_flush();
     wire_fini(ptl_g.wire);
     ptl_g.wire = NULL;
+    ptl_target_free_lost();
     boot_fini(ptl_g.boot);
     ptl_g.boot = NULL;
     ptl_rx_free();

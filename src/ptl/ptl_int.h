@@ -381,6 +381,8 @@ void ptl_target_drop_deferred(void);
 /* Wait for the bulk copies the queue has in flight and finish them (their
  * events and answers); before the entries they use go away. */
 void ptl_target_land(void);
+/* Free what copies lost with their peer still hold; after wire_fini. */
+void ptl_target_free_lost(void);
 
 /* ct.c: queue a triggered operation (copied) on ct; PTL_NO_SPACE when the
  * CT already holds max_triggered_ops.  Released at once if already due. */

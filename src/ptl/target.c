@@ -540,17 +540,45 @@ static bool tgt_fly(void)
     return true;
 }
 
+/* Copies whose peer died before the provider gave them back: landed as
+ * failed (a dead peer must not stop the queue), but the wire may still
+ * finish them, so their memory lives until then or until the wire is gone
+ * (ptl_target_free_lost). */
+static tgt_deferred_t *q_lost;
+
+static void tgt_free_lost(bool all)
+{
+    for (tgt_deferred_t **pp = &q_lost, *d; (d = *pp);) {
+        if (all || atomic_load_explicit(&d->op.done, memory_order_acquire)) {
+            *pp = d->next;
+            free(d);
+        } else {
+            pp = &d->next;
+        }
+    }
+}
+
+void ptl_target_free_lost(void)
+{
+    tgt_free_lost(true);
+}
+
 /* Finish the copies in flight at the head of the queue that are done (all
  * of them, waiting for each, when wait); how many. */
 static int tgt_land_some(bool wait)
 {
     int n = 0;
+    if (q_lost) tgt_free_lost(false);
     while (q_head && q_head != q_next) {
         tgt_deferred_t *d = q_head;
+        bool lost = false;
         if (d->st == SL_INPROGRESS) {
             if (wait) wire_bulk_wait(ptl_g.wire, &d->op);
-            else if (!atomic_load_explicit(&d->op.done, memory_order_acquire)) break;
-            d->st = d->op.status;
+            else if (!atomic_load_explicit(&d->op.done, memory_order_acquire) &&
+                     !wire_peer_gone(ptl_g.wire, d->src))
+                break;
+            lost = !atomic_load_explicit(&d->op.done, memory_order_acquire);
+            d->st = lost ? SL_ERR_PEER_DEAD : d->op.status;
         }
         tgt_t *t = &d->t;
         t->e->busy--;
@@ -561,7 +589,12 @@ static int tgt_land_some(bool wait)
         q_head = d->next;
         if (!q_head) q_tail = NULL;
         q_flying--;
-        free(d);
+        if (lost) {
+            d->next = q_lost;
+            q_lost = d;
+        } else {
+            free(d);
+        }
         n++;
     }
     return n;
