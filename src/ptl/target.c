@@ -191,18 +191,37 @@ static bool tgt_select(tgt_t *t)
  * and this thread still owns the wire's drain, so later requests cannot
  * overtake this one.  A copy that turns out to need staging is waited for
  * with the lock held again: its progress may run receive callbacks. */
+typedef struct tgt_lost_op {
+    struct tgt_lost_op *next;
+    wire_bulk_t op;
+} tgt_lost_op_t;
+static tgt_lost_op_t *lost_ops; /* see tgt_copy; freed with q_lost */
+
 static sl_status_t tgt_copy(tgt_t *t, bool pull, char *local, uint64_t raddr, size_t n)
 {
-    wire_bulk_t op;
+    /* on the heap: a wait that ends because the peer died can leave the
+     * copy with the wire, which would finish it in memory long reused */
+    tgt_lost_op_t *l = malloc(sizeof *l);
+    if (!l) return SL_ERR_NOMEM;
     t->e->busy++;
     ptl_g.bulk_busy++;
     PTL_UNLOCK();
-    sl_status_t st = pull ? wire_get(ptl_g.wire, t->src, raddr, local, n, &op)
-                          : wire_put(ptl_g.wire, t->src, raddr, local, n, &op);
+    sl_status_t st = pull ? wire_get(ptl_g.wire, t->src, raddr, local, n, &l->op)
+                          : wire_put(ptl_g.wire, t->src, raddr, local, n, &l->op);
     PTL_LOCK();
-    if (st == SL_INPROGRESS) st = wire_bulk_wait(ptl_g.wire, &op);
+    bool kept = false;
+    if (st == SL_INPROGRESS) {
+        st = wire_bulk_wait(ptl_g.wire, &l->op);
+        kept = !atomic_load_explicit(&l->op.done, memory_order_acquire);
+    }
     ptl_g.bulk_busy--;
     t->e->busy--;
+    if (kept) {
+        l->next = lost_ops;
+        lost_ops = l;
+    } else {
+        free(l);
+    }
     return st;
 }
 
@@ -561,6 +580,11 @@ static void tgt_free_lost(bool all)
 void ptl_target_free_lost(void)
 {
     tgt_free_lost(true);
+    while (lost_ops) {
+        tgt_lost_op_t *l = lost_ops;
+        lost_ops = l->next;
+        free(l);
+    }
 }
 
 /* Finish the copies in flight at the head of the queue that are done (all
