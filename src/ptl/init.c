@@ -20,11 +20,11 @@ ptl_global_t ptl_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* While an application thread waits, the progress thread parks: 1 ms at
  * first (a short wait ends without any system call to wake it), then
- * doubling to 128 ms, announced in park_long so the last waiter out wakes
+ * doubling to 1 s, announced in park_long so the last waiter out wakes
  * it.  A fixed 1 ms park woke an idle rank's progress thread up to 1,000
  * times a second (docs/WIRE.md, "Idle wake-ups"). */
 #define PTL_PARK_NS 1000000
-#define PTL_PARK_MAX_NS 128000000
+#define PTL_PARK_MAX_NS 1024000000
 #define PTL_GRACE_NS 20000
 #define PTL_GRACE_MAX_NS 1000000
 
@@ -110,7 +110,12 @@ static void *ptl_progress_main(void *arg)
             }
             sl_futex_wait(&ptl_g.park, v, park_ns);
             bool same = atomic_load(&ptl_g.park) == v; /* no wait ended meanwhile */
-            park_ns = same && park_ns < PTL_PARK_MAX_NS ? 2 * park_ns : same ? park_ns : PTL_PARK_NS;
+            /* a wait ended: halve, not back to 1 ms (the p2p layer's
+             * waits end every second and come straight back; restarting
+             * at 1 ms woke an idle rank's progress thread 10 times a
+             * second).  Short waits still bring it down to 1 ms. */
+            if (same) park_ns = park_ns < PTL_PARK_MAX_NS ? 2 * park_ns : park_ns;
+            else park_ns = park_ns / 2 > PTL_PARK_NS ? park_ns / 2 : PTL_PARK_NS;
             continue;
         }
         park_ns = PTL_PARK_NS;
@@ -162,6 +167,15 @@ static void ptl_wait_learn(int64_t ns)
     atomic_store_explicit(&ptl_wait_avg_ns, (7 * avg + ns) / 8, memory_order_relaxed);
 }
 
+/* How long a wait sleeps between its own looks (dead peers, time-outs):
+ * 100 ms, doubled by each round that ended with nothing (to 1 s), back to
+ * 100 ms when anything woke it.  Per thread and kept across calls: the p2p
+ * layer's waits come back every second, and a fresh 100 ms each time kept
+ * an idle rank waking 10 times a second. */
+#define PTL_QUIET_NS 100000000
+#define PTL_QUIET_MAX_NS 1000000000
+static __thread int64_t quiet_ns = PTL_QUIET_NS;
+
 int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, bool *timed_out)
 {
     /* The clock (~35 ns a read on this VM) is read only before going to
@@ -189,10 +203,11 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         uint64_t now = sl_now_ns();
         if (worked) active = now, worked = false;
         /* abort and event changes kick the wire (ptl_note_change, PtlAbort)
-         * and timeouts shorten this; the wire checks for dead peers every
-         * 100 ms of sleep anyway.  (10 ms woke an idle rank 100 times a
+         * and timeouts shorten this; the wire checks for dead peers as it
+         * sleeps anyway.  Each quiet round doubles it, 100 ms to 1 s, as the
+         * wire's own sleep slice does.  (10 ms woke an idle rank 100 times a
          * second: docs/WIRE.md, "Idle wake-ups".) */
-        int64_t left = 100000000;
+        int64_t left = quiet_ns;
         if (limit >= 0) {
             int64_t rem = limit - (int64_t)(now - t0);
             if (rem <= 0) {
@@ -205,7 +220,10 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         int64_t idle = (int64_t)(now - active);
         /* SL_ERR_PEER_DEAD needs nothing here: the wire has logged the
          * death, and the next progress fails the operations towards it */
-        wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
+        sl_status_t ws = wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
+        quiet_ns = ws == SL_ERR_TIMEOUT && quiet_ns < PTL_QUIET_MAX_NS ? 2 * quiet_ns
+                   : ws == SL_ERR_TIMEOUT                             ? quiet_ns
+                                                                      : PTL_QUIET_NS;
         waited = true;
         PTL_LOCK();
     }

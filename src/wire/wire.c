@@ -749,7 +749,15 @@ static sl_status_t wire_sleep(wire_t *w, int64_t max_ns, bool app)
     return st;
 }
 
-#define WIRE_SLEEP_SLICE_NS 100000000 /* re-check for dead peers this often */
+/* A sleeping wait re-checks for dead peers after 100 ms, then after twice
+ * as long each time up to 1 s: a rank blocked for seconds wakes about once
+ * a second instead of ten times, and a death is still seen within ~1 s
+ * (a dead process wakes nobody; the launcher's tear-down comes later).
+ * Per thread and kept across calls, since callers wait in pieces of 1 s
+ * or less; back to 100 ms whenever a wake-up brings work. */
+#define WIRE_SLEEP_SLICE_NS 100000000
+#define WIRE_SLEEP_SLICE_MAX_NS 1000000000
+static __thread int64_t slice_ns = WIRE_SLEEP_SLICE_NS;
 
 sl_status_t wire_wait(wire_t *w, int64_t timeout_ns)
 {
@@ -807,10 +815,14 @@ static sl_status_t wire_wait_loop(wire_t *w, int64_t timeout_ns, int64_t spin_ns
         }
         int64_t el = (int64_t)(sl_now_ns() - t0);
         if (timeout_ns >= 0 && el >= timeout_ns) return SL_ERR_TIMEOUT;
-        int64_t slice = WIRE_SLEEP_SLICE_NS;
+        int64_t slice = slice_ns;
         if (timeout_ns >= 0 && timeout_ns - el < slice) slice = timeout_ns - el;
-        if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT && wire_check_dead(w))
-            return SL_ERR_PEER_DEAD;
+        if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT) {
+            if (wire_check_dead(w)) return SL_ERR_PEER_DEAD;
+            if (slice == slice_ns && slice_ns < WIRE_SLEEP_SLICE_MAX_NS) slice_ns *= 2;
+        } else {
+            slice_ns = WIRE_SLEEP_SLICE_NS; /* woken: work comes, keep watch closely */
+        }
     }
 }
 
