@@ -221,9 +221,8 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         /* SL_ERR_PEER_DEAD needs nothing here: the wire has logged the
          * death, and the next progress fails the operations towards it */
         sl_status_t ws = wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
-        quiet_ns = ws == SL_ERR_TIMEOUT && quiet_ns < PTL_QUIET_MAX_NS ? 2 * quiet_ns
-                   : ws == SL_ERR_TIMEOUT                             ? quiet_ns
-                                                                      : PTL_QUIET_NS;
+        if (ws != SL_ERR_TIMEOUT) quiet_ns = PTL_QUIET_NS;
+        else quiet_ns = 2 * quiet_ns < PTL_QUIET_MAX_NS ? 2 * quiet_ns : PTL_QUIET_MAX_NS;
         waited = true;
         PTL_LOCK();
     }
@@ -483,6 +482,8 @@ void ptl_ni_destroy(ptl_ni_t *ni)
      * them finish with their entries */
     ptl_target_land();
     while (ptl_g.bulk_busy > 0) {
+        ptl_target_land(); /* another thread may have started more meanwhile */
+        if (ptl_g.bulk_busy == 0) break;
         PTL_UNLOCK();
         sched_yield();
         PTL_LOCK();

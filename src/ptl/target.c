@@ -456,10 +456,11 @@ static bool tgt_serve(int src, const ptl_req_hdr_t *h, const void *data, size_t 
  * SLUICE_TGT_INFLIGHT copies without waiting for them (tgt_fly) and
  * finishes them in arrival order (tgt_land: events, counts, answers,
  * auto-unlink), so everything the program and the initiators see keeps
- * the order of the one-at-a-time queue.  Only copies whose start has no
- * effect that a later request could see fly: matched in the priority list
- * (no unexpected header to queue), one contiguous piece, a PT whose event
- * queue has room for every event in flight when it uses flow control.  An
+ * the order of the one-at-a-time queue.  Only copies that really wait
+ * (peers without cross-memory attach) and whose start has no effect that a
+ * later request could see fly: matched in the priority list (no unexpected
+ * header to queue), one contiguous piece, a PT whose event queue has room
+ * for two events per copy in flight when it uses flow control.  An
  * entry that the copy uses up leaves its list when the copy starts (no
  * later request may match it) and is unlinked, with its event, when it
  * lands.  Anything else waits until the copies ahead have landed and is
@@ -522,11 +523,18 @@ static int tgt_max_flying(void)
 static bool tgt_can_fly(tgt_t *t)
 {
     const ptl_req_hdr_t *h = t->h;
-    if (!(h->flags & RF_BULK) || (h->kind != RK_PUT && h->kind != RK_GET)) return false;
+    /* only copies that really wait: with cross-memory attach (a peer on
+     * this host, or ourselves, queued by PtlSluiceDeferBulk) the copy is
+     * done inside wire_get, and must not be made with the lock held */
+    if (!(h->flags & RF_BULK) || (h->kind != RK_PUT && h->kind != RK_GET) ||
+        !tgt_needs_staging(t->src, h))
+        return false;
     ptl_ni_t *ni = h->ni_kind < PTL_NI_KINDS ? ptl_g.nis[h->ni_kind] : NULL;
     ptl_pt_t *pt = ni ? ptl_pt_get(ni, h->pt_index) : NULL;
     if (!pt || !pt->enabled) return false;
-    if ((pt->options & PTL_PT_FLOWCTRL) && pt->eq && pt->eq->n + q_flying + 1 >= pt->eq->limit)
+    /* each copy in flight may post two events (PUT or GET, AUTO_UNLINK) */
+    if ((pt->options & PTL_PT_FLOWCTRL) && pt->eq &&
+        pt->eq->n + 2 * (size_t)(q_flying + 1) >= pt->eq->limit)
         return false;
     t->ni = ni;
     t->pt = pt;
@@ -575,16 +583,19 @@ static void tgt_free_lost(bool all)
             pp = &d->next;
         }
     }
+    for (tgt_lost_op_t **pp = &lost_ops, *l; (l = *pp);) {
+        if (all || atomic_load_explicit(&l->op.done, memory_order_acquire)) {
+            *pp = l->next;
+            free(l);
+        } else {
+            pp = &l->next;
+        }
+    }
 }
 
 void ptl_target_free_lost(void)
 {
     tgt_free_lost(true);
-    while (lost_ops) {
-        tgt_lost_op_t *l = lost_ops;
-        lost_ops = l->next;
-        free(l);
-    }
 }
 
 /* Finish the copies in flight at the head of the queue that are done (all
@@ -592,7 +603,7 @@ void ptl_target_free_lost(void)
 static int tgt_land_some(bool wait)
 {
     int n = 0;
-    if (q_lost) tgt_free_lost(false);
+    if (q_lost || lost_ops) tgt_free_lost(false);
     while (q_head && q_head != q_next) {
         tgt_deferred_t *d = q_head;
         bool lost = false;

@@ -819,7 +819,9 @@ static sl_status_t wire_wait_loop(wire_t *w, int64_t timeout_ns, int64_t spin_ns
         if (timeout_ns >= 0 && timeout_ns - el < slice) slice = timeout_ns - el;
         if (wire_sleep(w, slice, app) == SL_ERR_TIMEOUT) {
             if (wire_check_dead(w)) return SL_ERR_PEER_DEAD;
-            if (slice == slice_ns && slice_ns < WIRE_SLEEP_SLICE_MAX_NS) slice_ns *= 2;
+            if (slice == slice_ns)
+                slice_ns = 2 * slice_ns < WIRE_SLEEP_SLICE_MAX_NS ? 2 * slice_ns
+                                                                  : WIRE_SLEEP_SLICE_MAX_NS;
         } else {
             slice_ns = WIRE_SLEEP_SLICE_NS; /* woken: work comes, keep watch closely */
         }
