@@ -184,6 +184,45 @@ static bool tgt_select(tgt_t *t)
     return true;
 }
 
+/* Copies whose peer died before the wire gave them back: the target goes
+ * on (they count as failed), but the wire may still finish them, so the
+ * memory holding each op (mem) lives until then or until the wire is gone
+ * (ptl_target_free_lost).  Without memory for the record, mem is never
+ * freed. */
+typedef struct tgt_lost {
+    struct tgt_lost *next;
+    const wire_bulk_t *op;
+    void *mem;
+} tgt_lost_t;
+static tgt_lost_t *lost;
+
+static void tgt_keep_lost(const wire_bulk_t *op, void *mem)
+{
+    tgt_lost_t *l = malloc(sizeof *l);
+    if (!l) return;
+    *l = (tgt_lost_t){.next = lost, .op = op, .mem = mem};
+    lost = l;
+}
+
+/* Free what the wire has given back (all of it: the wire is gone). */
+static void tgt_free_lost(bool all)
+{
+    for (tgt_lost_t **pp = &lost, *l; (l = *pp);) {
+        if (all || atomic_load_explicit(&l->op->done, memory_order_acquire)) {
+            *pp = l->next;
+            free(l->mem);
+            free(l);
+        } else {
+            pp = &l->next;
+        }
+    }
+}
+
+void ptl_target_free_lost(void)
+{
+    tgt_free_lost(true);
+}
+
 /* One bulk copy between the entry and the initiator's buffer.  The engine
  * lock is released for the copy itself (cross-memory attach or heap memcpy:
  * tens of microseconds per MiB), so other threads keep using the library:
@@ -191,37 +230,24 @@ static bool tgt_select(tgt_t *t)
  * and this thread still owns the wire's drain, so later requests cannot
  * overtake this one.  A copy that turns out to need staging is waited for
  * with the lock held again: its progress may run receive callbacks. */
-typedef struct tgt_lost_op {
-    struct tgt_lost_op *next;
-    wire_bulk_t op;
-} tgt_lost_op_t;
-static tgt_lost_op_t *lost_ops; /* see tgt_copy; freed with q_lost */
-
 static sl_status_t tgt_copy(tgt_t *t, bool pull, char *local, uint64_t raddr, size_t n)
 {
     /* on the heap: a wait that ends because the peer died can leave the
      * copy with the wire, which would finish it in memory long reused */
-    tgt_lost_op_t *l = malloc(sizeof *l);
-    if (!l) return SL_ERR_NOMEM;
+    wire_bulk_t *op = malloc(sizeof *op);
+    if (!op) return SL_ERR_NOMEM;
     t->e->busy++;
     ptl_g.bulk_busy++;
     PTL_UNLOCK();
-    sl_status_t st = pull ? wire_get(ptl_g.wire, t->src, raddr, local, n, &l->op)
-                          : wire_put(ptl_g.wire, t->src, raddr, local, n, &l->op);
+    sl_status_t st = pull ? wire_get(ptl_g.wire, t->src, raddr, local, n, op)
+                          : wire_put(ptl_g.wire, t->src, raddr, local, n, op);
     PTL_LOCK();
-    bool kept = false;
-    if (st == SL_INPROGRESS) {
-        st = wire_bulk_wait(ptl_g.wire, &l->op);
-        kept = !atomic_load_explicit(&l->op.done, memory_order_acquire);
-    }
+    bool waited = st == SL_INPROGRESS;
+    if (waited) st = wire_bulk_wait(ptl_g.wire, op);
     ptl_g.bulk_busy--;
     t->e->busy--;
-    if (kept) {
-        l->next = lost_ops;
-        lost_ops = l;
-    } else {
-        free(l);
-    }
+    if (waited && !atomic_load_explicit(&op->done, memory_order_acquire)) tgt_keep_lost(op, op);
+    else free(op);
     return st;
 }
 
@@ -567,53 +593,22 @@ static bool tgt_fly(void)
     return true;
 }
 
-/* Copies whose peer died before the provider gave them back: landed as
- * failed (a dead peer must not stop the queue), but the wire may still
- * finish them, so their memory lives until then or until the wire is gone
- * (ptl_target_free_lost). */
-static tgt_deferred_t *q_lost;
-
-static void tgt_free_lost(bool all)
-{
-    for (tgt_deferred_t **pp = &q_lost, *d; (d = *pp);) {
-        if (all || atomic_load_explicit(&d->op.done, memory_order_acquire)) {
-            *pp = d->next;
-            free(d);
-        } else {
-            pp = &d->next;
-        }
-    }
-    for (tgt_lost_op_t **pp = &lost_ops, *l; (l = *pp);) {
-        if (all || atomic_load_explicit(&l->op.done, memory_order_acquire)) {
-            *pp = l->next;
-            free(l);
-        } else {
-            pp = &l->next;
-        }
-    }
-}
-
-void ptl_target_free_lost(void)
-{
-    tgt_free_lost(true);
-}
-
 /* Finish the copies in flight at the head of the queue that are done (all
  * of them, waiting for each, when wait); how many. */
 static int tgt_land_some(bool wait)
 {
     int n = 0;
-    if (q_lost || lost_ops) tgt_free_lost(false);
+    if (lost) tgt_free_lost(false);
     while (q_head && q_head != q_next) {
         tgt_deferred_t *d = q_head;
-        bool lost = false;
+        bool gone = false;
         if (d->st == SL_INPROGRESS) {
             if (wait) wire_bulk_wait(ptl_g.wire, &d->op);
             else if (!atomic_load_explicit(&d->op.done, memory_order_acquire) &&
                      !wire_peer_gone(ptl_g.wire, d->src))
                 break;
-            lost = !atomic_load_explicit(&d->op.done, memory_order_acquire);
-            d->st = lost ? SL_ERR_PEER_DEAD : d->op.status;
+            gone = !atomic_load_explicit(&d->op.done, memory_order_acquire);
+            d->st = gone ? SL_ERR_PEER_DEAD : d->op.status;
         }
         tgt_t *t = &d->t;
         t->e->busy--;
@@ -624,12 +619,8 @@ static int tgt_land_some(bool wait)
         q_head = d->next;
         if (!q_head) q_tail = NULL;
         q_flying--;
-        if (lost) {
-            d->next = q_lost;
-            q_lost = d;
-        } else {
-            free(d);
-        }
+        if (gone) tgt_keep_lost(&d->op, d); /* a dead peer must not stop the queue */
+        else free(d);
         n++;
     }
     return n;
