@@ -167,14 +167,12 @@ static void ptl_wait_learn(int64_t ns)
     atomic_store_explicit(&ptl_wait_avg_ns, (7 * avg + ns) / 8, memory_order_relaxed);
 }
 
-/* How long a wait sleeps between its own looks (dead peers, time-outs):
- * 100 ms, doubled by each round that ended with nothing (to 1 s), back to
- * 100 ms when anything woke it.  Per thread and kept across calls: the p2p
- * layer's waits come back every second, and a fresh 100 ms each time kept
- * an idle rank waking 10 times a second. */
-#define PTL_QUIET_NS 100000000
-#define PTL_QUIET_MAX_NS 1000000000
-static __thread int64_t quiet_ns = PTL_QUIET_NS;
+/* How long a wait leaves the wire before it looks again itself.  The
+ * wire's sleep already watches for dead peers (its slices grow from 100 ms
+ * to 1 s, and it returns on a death), and events, aborts and time-outs
+ * end it early, so nothing here needs a shorter look: a 100 ms one woke an
+ * idle rank 10 times a second. */
+#define PTL_WAIT_PIECE_NS 1000000000
 
 int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, bool *timed_out)
 {
@@ -203,11 +201,8 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         uint64_t now = sl_now_ns();
         if (worked) active = now, worked = false;
         /* abort and event changes kick the wire (ptl_note_change, PtlAbort)
-         * and timeouts shorten this; the wire checks for dead peers as it
-         * sleeps anyway.  Each quiet round doubles it, 100 ms to 1 s, as the
-         * wire's own sleep slice does.  (10 ms woke an idle rank 100 times a
-         * second: docs/WIRE.md, "Idle wake-ups".) */
-        int64_t left = quiet_ns;
+         * and timeouts shorten this (docs/WIRE.md, "Idle wake-ups") */
+        int64_t left = PTL_WAIT_PIECE_NS;
         if (limit >= 0) {
             int64_t rem = limit - (int64_t)(now - t0);
             if (rem <= 0) {
@@ -220,9 +215,7 @@ int ptl_wait_locked(bool (*ready)(void *), void *arg, ptl_time_t timeout_ms, boo
         int64_t idle = (int64_t)(now - active);
         /* SL_ERR_PEER_DEAD needs nothing here: the wire has logged the
          * death, and the next progress fails the operations towards it */
-        sl_status_t ws = wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
-        if (ws != SL_ERR_TIMEOUT) quiet_ns = PTL_QUIET_NS;
-        else quiet_ns = 2 * quiet_ns < PTL_QUIET_MAX_NS ? 2 * quiet_ns : PTL_QUIET_MAX_NS;
+        wire_wait_spin(ptl_g.wire, left, spin > idle ? spin - idle : 0);
         waited = true;
         PTL_LOCK();
     }
