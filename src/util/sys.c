@@ -44,12 +44,6 @@ int sl_futex_wake_all(_Atomic uint32_t *word)
 #define MADV_POPULATE_WRITE 23
 #endif
 
-void sl_mem_populate(void *addr, size_t len)
-{
-    uintptr_t page = 4096, start = (uintptr_t)addr & ~(page - 1);
-    (void)madvise((void *)start, (uintptr_t)addr + len - start, MADV_POPULATE_WRITE);
-}
-
 static uintptr_t page_size(void)
 {
     static _Atomic uintptr_t page;
@@ -60,6 +54,12 @@ static uintptr_t page_size(void)
         atomic_store_explicit(&page, p, memory_order_relaxed);
     }
     return p;
+}
+
+void sl_mem_populate(void *addr, size_t len)
+{
+    uintptr_t page = page_size(), start = (uintptr_t)addr & ~(page - 1);
+    (void)madvise((void *)start, (uintptr_t)addr + len - start, MADV_POPULATE_WRITE);
 }
 
 /* The fallback of sl_mem_accessible: the kernel reads one byte per page
@@ -116,7 +116,7 @@ bool sl_mem_accessible(const void *addr, size_t len, bool write)
 
 void sl_mem_zero_lazy(void *addr, size_t len)
 {
-    uintptr_t page = 4096, a = (uintptr_t)addr, end = a + len;
+    uintptr_t page = page_size(), a = (uintptr_t)addr, end = a + len;
     uintptr_t lo = (a + page - 1) & ~(page - 1), hi = end & ~(page - 1);
     if (hi <= lo || madvise((void *)lo, hi - lo, MADV_REMOVE) != 0) {
         memset(addr, 0, len);
