@@ -35,10 +35,10 @@
  * number that does not exist, any call but dot and free after commit,
  * dependencies that make a cycle: at commit), MPI_ERR_RANK, MPI_ERR_TAG (tags are 0..131071),
  * MPI_ERR_COUNT, MPI_ERR_BUFFER, MPI_ERR_TYPE (reductions need a
- * committed type without gaps), MPI_ERR_OP (every reduce vertex of one
- * schedule uses the same op and type), MPI_ERR_NO_MEM,
- * MPI_ERR_UNSUPPORTED_OPERATION (SLUICE_EXEC_OFFLOAD with an op that has
- * no Portals atomic). */
+ * committed type without gaps), MPI_ERR_OP (an op the datatype does not
+ * allow), MPI_ERR_NO_MEM, MPI_ERR_UNSUPPORTED_OPERATION
+ * (SLUICE_EXEC_OFFLOAD with any op that has no Portals atomic).  Every
+ * reduce vertex has its own op and datatype. */
 #ifndef SLUICE_H
 #define SLUICE_H
 

@@ -68,6 +68,7 @@ typedef struct coll_op {
 
 typedef struct coll_vertex {
     uint8_t kind;
+    uint16_t opi;    /* reduce: 0 the schedule's op, k its extra op k - 1 (cs_reduce_op) */
     int peer;        /* send/recv: world rank */
     uint32_t tag;    /* send/recv: local tag */
     size_t len;      /* send/recv/copy: bytes; reduce: elements */
@@ -83,7 +84,12 @@ typedef struct coll_sched {
     uint32_t ne, cape;
     uint32_t *succ;      /* after commit */
     size_t tmp_bytes;
-    const coll_op_t *op;
+    const coll_op_t *op;      /* the generators' reductions' op */
+    const coll_op_t **xops;   /* more ops (user schedules: one per op and datatype) */
+    uint16_t nxops;
+    /* what holds the ops' memory (user schedules), freed with the schedule */
+    void *keep;
+    void (*keep_free)(void *keep);
     int rank, size;           /* of the communicator it was built for */
     int nremote;              /* intercommunicators: the remote group's size (peers size..) */
     const int *world_of;      /* rank -> world rank (NULL: identity) */
@@ -107,6 +113,24 @@ int cs_send(coll_sched_t *s, coll_ref_t buf, size_t len, int peer, uint32_t tag)
 int cs_recv(coll_sched_t *s, coll_ref_t buf, size_t len, int peer, uint32_t tag);
 int cs_copy(coll_sched_t *s, coll_ref_t src, coll_ref_t dst, size_t len);
 int cs_reduce(coll_sched_t *s, coll_ref_t in, coll_ref_t inout, size_t count);
+/* A reduce vertex with its own op (NULL or s->op: the schedule's); op must
+ * live as long as the schedule (s->keep).  At most COLL_MAX_XOPS distinct
+ * ops besides s->op. */
+#define COLL_MAX_XOPS 65535
+int cs_reduce_op(coll_sched_t *s, coll_ref_t in, coll_ref_t inout, size_t count,
+                 const coll_op_t *op);
+/* The op a reduce vertex applies. */
+static inline const coll_op_t *coll_vop(const coll_sched_t *s, const coll_vertex_t *x)
+{
+    return x->opi ? s->xops[x->opi - 1] : s->op;
+}
+/* Does s reduce at all, and does every op it applies have a Portals
+ * atomic? */
+static inline bool coll_sched_reduces(const coll_sched_t *s)
+{
+    return s->op || s->nxops;
+}
+bool coll_sched_atomic(const coll_sched_t *s);
 int cs_nop(coll_sched_t *s);
 /* after must not start before before has completed (no-op if either is
  * negative or they are the same vertex). */

@@ -180,7 +180,7 @@ static void start(coll_run_t *r, uint32_t v)
         break;
     case CV_REDUCE:
         if (x->len) {
-            const coll_op_t *op = r->s->op;
+            const coll_op_t *op = coll_vop(r->s, x);
             int e = op->apply(op, addr(r, x->a), addr(r, x->b), x->len);
             if (e && !r->op_err) r->op_err = e;
         }

@@ -153,9 +153,9 @@ bool coll_off_wanted(const coll_sched_t *s, bool nb, bool async)
             : s->exec == COLL_EXEC_OFFLOAD ? EXEC_OFFLOAD
                                            : exec_mode();
     if (m == EXEC_HOST) return false;
-    if (s->op && !s->op->has_atom) return false; /* no Portals atomic: host */
+    if (!coll_sched_atomic(s)) return false; /* an op without a Portals atomic: host */
     if (m == EXEC_OFFLOAD) return true;
-    return nb && !async && !s->op;
+    return nb && !async && !coll_sched_reduces(s);
 }
 
 /* ---- compiling ------------------------------------------------------------------------------- */
@@ -398,7 +398,8 @@ static int alloc_vertex(coll_run_t *r, coll_off_t *o, uint32_t v)
         !(o->shadow[v] = calloc(1, x->len ? x->len : 1)))
         return PTL_NO_SPACE;
     if (x->kind == CV_REDUCE) {
-        size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
+        const coll_op_t *op = coll_vop(r->s, x);
+        size_t bytes = x->len * op->esize, piece = atom_piece(op);
         o->thr[v] = (uint32_t)((bytes + piece - 1) / piece);
     }
     return PTL_OK;
@@ -450,7 +451,7 @@ static int post_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
     case CV_COPY:
         return me_append(self, vaddr(r, x->b), x->len, own, ONCE_CT, o->dct[v], NULL, &o->ome[v]);
     case CV_REDUCE: {
-        size_t bytes = x->len * r->s->op->esize;
+        size_t bytes = x->len * coll_vop(r->s, x)->esize;
         return me_append(self, vaddr(r, x->b), bytes, own,
                          PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE, o->dct[v], NULL,
                          &o->me[v]);
@@ -547,14 +548,15 @@ static int arm_vertex(coll_run_t *r, coll_off_t *o, uint32_t v, unsigned seq)
         return PtlTriggeredPut(O.md_all, (ptl_size_t)(uintptr_t)vaddr(r, x->a), x->len,
                                PTL_NO_ACK_REQ, self, pt, own, 0, NULL, 0, o->ct[v], deps_in(x));
     case CV_REDUCE: {
-        size_t bytes = x->len * r->s->op->esize, piece = atom_piece(r->s->op);
+        const coll_op_t *op = coll_vop(r->s, x);
+        size_t bytes = x->len * op->esize, piece = atom_piece(op);
         const char *in = vaddr(r, x->a);
         for (size_t at = 0; at < bytes; at += piece) {
             size_t n = bytes - at < piece ? bytes - at : piece;
             int rc = PtlTriggeredAtomic(O.md_all, (ptl_size_t)(uintptr_t)(in + at), n,
                                         PTL_NO_ACK_REQ, self, pt, own, at, NULL, 0,
-                                        (ptl_op_t)r->s->op->atom_op,
-                                        (ptl_datatype_t)r->s->op->atom_type, o->ct[v],
+                                        (ptl_op_t)op->atom_op, (ptl_datatype_t)op->atom_type,
+                                        o->ct[v],
                                         deps_in(x));
             if (rc != PTL_OK) return rc;
         }
@@ -746,8 +748,9 @@ static void count_vertex(const coll_sched_t *s, const coll_vertex_t *x, off_need
         break;
     }
     case CV_REDUCE: {
-        size_t piece = atom_piece(s->op);
-        on_ct = (long)((x->len * s->op->esize + piece - 1) / piece);
+        const coll_op_t *op = coll_vop(s, x);
+        size_t piece = atom_piece(op);
+        on_ct = (long)((x->len * op->esize + piece - 1) / piece);
         break;
     }
     default: on_ct = 1; break; /* copy */

@@ -25,6 +25,8 @@ void coll_sched_retain(coll_sched_t *s)
 void coll_sched_release(coll_sched_t *s)
 {
     if (!s || --s->refs > 0) return;
+    if (s->keep_free) s->keep_free(s->keep);
+    free(s->xops);
     free(s->v);
     free(s->edge);
     free(s->succ);
@@ -78,7 +80,36 @@ int cs_copy(coll_sched_t *s, coll_ref_t src, coll_ref_t dst, size_t len)
 
 int cs_reduce(coll_sched_t *s, coll_ref_t in, coll_ref_t inout, size_t count)
 {
-    return add(s, (coll_vertex_t){.kind = CV_REDUCE, .len = count, .a = in, .b = inout});
+    return cs_reduce_op(s, in, inout, count, NULL);
+}
+
+int cs_reduce_op(coll_sched_t *s, coll_ref_t in, coll_ref_t inout, size_t count,
+                 const coll_op_t *op)
+{
+    uint32_t k = 0;
+    if (op && op != s->op) {
+        while (k < s->nxops && s->xops[k] != op) k++;
+        if (k == s->nxops) {
+            const coll_op_t **nx = k < COLL_MAX_XOPS ? realloc(s->xops, (k + 1) * sizeof *nx) : NULL;
+            if (!nx) {
+                s->failed = true;
+                return -1;
+            }
+            s->xops = nx;
+            s->xops[s->nxops++] = op;
+        }
+        k++;
+    }
+    return add(s, (coll_vertex_t){.kind = CV_REDUCE, .opi = (uint16_t)k, .len = count, .a = in,
+                                  .b = inout});
+}
+
+bool coll_sched_atomic(const coll_sched_t *s)
+{
+    if (s->op && !s->op->has_atom) return false;
+    for (uint32_t k = 0; k < s->nxops; k++)
+        if (!s->xops[k]->has_atom) return false;
+    return true;
 }
 
 int cs_nop(coll_sched_t *s)
@@ -213,8 +244,9 @@ static void dot_vertex(FILE *f, const coll_vertex_t *v, uint32_t i)
                 i, v->len, v->peer, v->tag, base_name(v->a), COLL_REF_OFF(v->a));
         break;
     case CV_REDUCE:
-        fprintf(f, "  v%u [shape=ellipse,label=\"reduce %zu\\n%s+%zu op %s+%zu\"];\n", i, v->len,
-                base_name(v->a), COLL_REF_OFF(v->a), base_name(v->b), COLL_REF_OFF(v->b));
+        fprintf(f, "  v%u [shape=ellipse,label=\"reduce %zu (op %u)\\n%s+%zu op %s+%zu\"];\n", i,
+                v->len, (unsigned)v->opi, base_name(v->a), COLL_REF_OFF(v->a), base_name(v->b),
+                COLL_REF_OFF(v->b));
         break;
     case CV_COPY:
         fprintf(f, "  v%u [shape=ellipse,label=\"copy %zu B\\n%s+%zu -> %s+%zu\"];\n", i, v->len,

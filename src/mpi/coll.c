@@ -229,11 +229,16 @@ void mcoll_op_init(mcoll_op_t *o, const mop_plan_t *p)
                           .commute = p->commute};
 }
 
+void mcoll_op_init_atomic(mcoll_op_t *o, const mop_plan_t *p)
+{
+    mcoll_op_init(o, p);
+    o->base.atom_size = p->esize;
+    o->base.has_atom = mop_atomic(p, &o->base.atom_op, &o->base.atom_type);
+}
+
 void mcoll_set_op(mcoll_t *m, const mop_plan_t *p)
 {
-    mcoll_op_init(&m->op, p);
-    m->op.base.atom_size = p->esize;
-    m->op.base.has_atom = mop_atomic(p, &m->op.base.atom_op, &m->op.base.atom_type);
+    mcoll_op_init_atomic(&m->op, p);
     m->args.op = &m->op.base;
 }
 

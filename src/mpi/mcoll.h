@@ -99,6 +99,9 @@ int mcoll_side_va(mcoll_t *m, int side, void *buf, int n, const int *counts, con
 void mcoll_set_op(mcoll_t *m, const mop_plan_t *p);
 /* o applies plan p (no Portals atomic looked up: the host's op). */
 void mcoll_op_init(mcoll_op_t *o, const mop_plan_t *p);
+/* The same, with the Portals atomic that applies it when there is one
+ * (what the offload executor needs). */
+void mcoll_op_init_atomic(mcoll_op_t *o, const mop_plan_t *p);
 /* A user buffer of the direct path: count elements of t at buf, read as
  * input and/or written as output.  t NULL: none (in place, or a side this
  * rank does not use). */

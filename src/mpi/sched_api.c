@@ -13,12 +13,23 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* A reduce vertex's op and datatype, as src/coll applies it. */
+typedef struct uop {
+    mcoll_op_t op;
+    mdt_type_t *t; /* retained */
+    MPI_Op mop;
+} uop_t;
+
+/* The schedule's ops (s->keep): each distinct (op, datatype) once. */
+typedef struct uops {
+    uop_t **v;
+    int n;
+} uops_t;
+
 struct sluice_sched {
     mcomm_t *comm;
     coll_sched_t *s;
-    mcoll_t *m;          /* from the first reduce vertex on (holds the op), or commit */
-    mdt_type_t *rtype;   /* the reduce vertices' type and op */
-    MPI_Op rop;
+    uops_t *ops; /* owned by s from the first reduce vertex on */
     bool committed;
 };
 
@@ -103,30 +114,49 @@ int SLUICE_Sched_copy(SLUICE_Sched sched, const void *src, void *dst, MPI_Count 
     return added(sched, cs_copy(sched->s, REF(src), REF(dst), (size_t)bytes), vertex, fn);
 }
 
-/* The first reduce vertex fixes the op and type (one per schedule: the
- * executors apply one op); it lives in the mcoll the request will own. */
-static int set_op(SLUICE_Sched h, MPI_Datatype dt, MPI_Op op, const char *fn)
+static void uops_free(void *keep)
 {
-    int err;
-    mdt_type_t *t = mdt_get_committed(dt, &err);
-    if (!t) return bad(h, err, fn, NULL);
-    if (h->rtype) {
-        if (t != h->rtype || op != h->rop)
-            return bad(h, MPI_ERR_OP, fn, "one op and datatype per schedule");
-        return MPI_SUCCESS;
+    uops_t *u = keep;
+    for (int i = 0; i < u->n; i++) {
+        mdt_release(u->v[i]->t);
+        free(u->v[i]);
     }
+    free(u->v);
+    free(u);
+}
+
+/* The op of a reduce vertex on dt: the one an earlier vertex made for the
+ * same pair, else a new one the schedule keeps (NULL: the error, reported). */
+static const coll_op_t *vertex_op(SLUICE_Sched h, MPI_Datatype dt, MPI_Op op, const char *fn,
+                                  int *err)
+{
+    mdt_type_t *t = mdt_get_committed(dt, err);
+    if (!t) return bad(h, *err, fn, NULL), NULL;
+    for (int i = 0; h->ops && i < h->ops->n; i++)
+        if (h->ops->v[i]->t == t && h->ops->v[i]->mop == op) return &h->ops->v[i]->op.base;
     if (t->size != mdt_extent(t) || t->true_lb != 0)
-        return bad(h, MPI_ERR_TYPE, fn, "reductions need a datatype without gaps");
+        return *err = bad(h, MPI_ERR_TYPE, fn, "reductions need a datatype without gaps"), NULL;
     mop_plan_t plan;
-    if ((err = mop_plan(op, t, dt, &plan)) != MPI_SUCCESS) return bad(h, err, fn, NULL);
-    if (!h->m && !(h->m = mcoll_new(h->comm))) return bad(h, MPI_ERR_NO_MEM, fn, NULL);
+    if ((*err = mop_plan(op, t, dt, &plan)) != MPI_SUCCESS) return bad(h, *err, fn, NULL), NULL;
+    if (!h->ops) {
+        if (!(h->ops = calloc(1, sizeof *h->ops))) goto nomem;
+        h->s->keep = h->ops;
+        h->s->keep_free = uops_free;
+    }
+    uop_t **nv = realloc(h->ops->v, (size_t)(h->ops->n + 1) * sizeof *nv);
+    if (!nv) goto nomem;
+    h->ops->v = nv;
+    uop_t *u = calloc(1, sizeof *u);
+    if (!u) goto nomem;
+    mcoll_op_init_atomic(&u->op, &plan);
     mdt_retain(t);
-    h->m->types[0] = t;
-    h->rtype = t;
-    h->rop = op;
-    mcoll_set_op(h->m, &plan);
-    h->s->op = &h->m->op.base;
-    return MPI_SUCCESS;
+    u->t = t;
+    u->mop = op;
+    h->ops->v[h->ops->n++] = u;
+    return &u->op.base;
+nomem:
+    *err = bad(h, MPI_ERR_NO_MEM, fn, NULL);
+    return NULL;
 }
 
 int SLUICE_Sched_reduce(SLUICE_Sched sched, const void *in, void *inout, MPI_Count count,
@@ -137,9 +167,10 @@ int SLUICE_Sched_reduce(SLUICE_Sched sched, const void *in, void *inout, MPI_Cou
     int err = building(sched, fn);
     if (err) return err;
     if (count < 0) return bad(sched, MPI_ERR_COUNT, fn, NULL);
-    if ((err = set_op(sched, datatype, op, fn))) return err;
+    const coll_op_t *o = vertex_op(sched, datatype, op, fn, &err);
+    if (!o) return err;
     if (count > 0 && (!in || !inout)) return bad(sched, MPI_ERR_BUFFER, fn, NULL);
-    return added(sched, cs_reduce(sched->s, REF(in), REF(inout), (size_t)count), vertex, fn);
+    return added(sched, cs_reduce_op(sched->s, REF(in), REF(inout), (size_t)count, o), vertex, fn);
 }
 
 int SLUICE_Sched_nop(SLUICE_Sched sched, int *vertex)
@@ -178,17 +209,16 @@ int SLUICE_Sched_commit(SLUICE_Sched sched, int executor, MPI_Request *request)
      * them is common ground) */
     if (executor == SLUICE_EXEC_AUTO)
         executor = coll_exec_setting() == COLL_EXEC_OFFLOAD ? SLUICE_EXEC_OFFLOAD : SLUICE_EXEC_HOST;
-    if (executor == SLUICE_EXEC_OFFLOAD && s->op && !s->op->has_atom)
+    if (executor == SLUICE_EXEC_OFFLOAD && !coll_sched_atomic(s))
         return bad(sched, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-                   "the op has no Portals atomic: it cannot be offloaded");
+                   "an op has no Portals atomic: it cannot be offloaded");
     sl_status_t st = coll_sched_commit(s);
     sched->committed = true; /* even when it failed: the graph is frozen */
     if (st != SL_OK)
         return bad(sched, st == SL_ERR_INVALID ? MPI_ERR_ARG : MPI_ERR_NO_MEM, fn,
                    st == SL_ERR_INVALID ? "the dependencies make a cycle" : NULL);
     s->exec = executor == SLUICE_EXEC_OFFLOAD ? COLL_EXEC_OFFLOAD : COLL_EXEC_HOST;
-    mcoll_t *m = sched->m ? sched->m : mcoll_new(sched->comm);
-    sched->m = NULL; /* the request owns it now */
+    mcoll_t *m = mcoll_new(sched->comm);
     mreq_t *r = m ? mreq_create(request) : NULL;
     if (m && coll_run_new(s, sched->comm->ctx | MCOMM_COLL_CTX, &m->run) != SL_OK) m->run = NULL;
     if (!r || !m->run) {
@@ -220,8 +250,7 @@ int SLUICE_Sched_free(SLUICE_Sched *sched)
     MPI_CHECK_STATE("SLUICE_Sched_free");
     if (!sched || !*sched) return bad(NULL, MPI_ERR_ARG, "SLUICE_Sched_free", "null schedule");
     SLUICE_Sched h = *sched;
-    coll_sched_release(h->s);
-    if (h->m) mcoll_free(h->m);
+    coll_sched_release(h->s); /* (its ops with it, unless a request still runs it) */
     mcomm_release(h->comm);
     free(h);
     *sched = SLUICE_SCHED_NULL;
