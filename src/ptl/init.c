@@ -70,6 +70,7 @@ int ptl_progress_locked(void)
     if (gone != ptl_g.gone_seen) {
         ptl_g.gone_seen = gone;
         ptl_xfer_fail_gone();
+        ptl_target_streams_gone();
         n++;
     }
     if (!ptl_t_defer_bulk && ptl_target_bulk_moves() == moves) n += ptl_target_run_deferred();
@@ -310,6 +311,7 @@ static void ptl_stop(void)
     boot_fini(ptl_g.boot);
     ptl_g.boot = NULL;
     ptl_rx_free();
+    ptl_target_streams_free();
     ptl_entry_cache_drop();
     ptl_tables_reset();
 }
@@ -473,9 +475,9 @@ void ptl_ni_destroy(ptl_ni_t *ni)
 {
     /* bulk copies run without the lock, or in flight from the queue: let
      * them finish with their entries */
-    ptl_target_land();
+    ptl_target_land(NULL);
     while (ptl_g.bulk_busy > 0) {
-        ptl_target_land(); /* another thread may have started more meanwhile */
+        ptl_target_land(NULL); /* another thread may have started more meanwhile */
         if (ptl_g.bulk_busy == 0) break;
         PTL_UNLOCK();
         sched_yield();

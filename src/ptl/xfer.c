@@ -315,7 +315,8 @@ void ptl_xfer_fail_gone(void)
     }
 }
 
-/* ---- wire receive: whole messages, reassembled per source when cut up ------------------- */
+/* ---- wire receive: whole messages, reassembled per source when cut up (but puts that
+ * stream into their entry, target.c) -------------------------------------------------------- */
 
 typedef struct ptl_rx {
     char *buf;
@@ -345,6 +346,7 @@ void ptl_wire_recv(void *arg, const wire_frag_t *f)
         ptl_dispatch(f->src, f->type, f->data, f->len);
         return;
     }
+    if (ptl_target_stream(f)) return; /* into its entry as it comes, not reassembled */
     ptl_rx_t *rx = &((ptl_rx_t *)ptl_g.rx)[f->src];
     if (f->first) rx->len = 0;
     /* wire_send takes at most WIRE_MSG_MAX bytes: a longer train of

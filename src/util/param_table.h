@@ -212,4 +212,6 @@
       "context switches to cores that are all busy)")                                      \
     X(TEST_CRASH, "SLUICE_TEST_CRASH", STR, "", 0, 0,                                       \
       "testing only: 'RANK:POINT' makes that rank kill itself with SIGKILL at POINT "       \
-      "(wire-created: after its segment exists, before peers attach)")
+      "(wire-created: after its segment exists, before peers attach; mid-message: after "  \
+      "the first fragment of a message cut into several; mid-message-stop: SIGSTOP there, " \
+      "once)")

@@ -66,12 +66,29 @@ static size_t shm_heap_size(const wire_t *w)
 }
 
 /* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
-void shm_test_crash(const wire_t *w, const char *point)
+static bool test_point(const wire_t *w, const char *point)
 {
     const char *spec = sl_param_str(SL_PARAM_TEST_CRASH);
     char want[64];
     snprintf(want, sizeof want, "%d:%s", w->rank, point);
-    if (*spec && strcmp(spec, want) == 0) raise(SIGKILL);
+    return *spec && strcmp(spec, want) == 0;
+}
+
+void shm_test_crash(const wire_t *w, const char *point)
+{
+    if (test_point(w, point)) raise(SIGKILL);
+}
+
+void shm_test_mid_read(wire_t *w)
+{
+    uint8_t v = test_point(w, "mid-message") ? 1 : test_point(w, "mid-message-stop") ? 2 : 0;
+    atomic_store_explicit(&w->test_mid, v, memory_order_relaxed);
+}
+
+void shm_test_mid(wire_t *w)
+{
+    uint8_t v = atomic_exchange_explicit(&w->test_mid, 0, memory_order_relaxed);
+    if (v) raise(v == 1 ? SIGKILL : SIGSTOP); /* (another thread may have fired it) */
 }
 
 /* Map the pages of a ring now (sl_mem_populate).  A fresh 2 MiB mailbox

@@ -228,6 +228,7 @@ sl_status_t wire_init(boot_t *boot, wire_recv_fn cb, void *cb_arg, wire_t **out)
     fb_bind(w);
     bulk_init(w);
     heap_init(w);
+    shm_test_mid_read(w);
     if ((st = boot_fence(boot)) != SL_OK) goto heap;
     shm_unlink_own(w);
     *out = w;
@@ -338,6 +339,8 @@ static bool wire_send_frags(wire_t *w, int dst, uint8_t type, uint16_t msg,
         p->credits -= k;
         uint8_t flags = (*off == 0 ? PF_FIRST : 0) | (*off + n == len ? PF_LAST : 0);
         p->tp->put_pkt(w, dst, type, flags, msg, lazy && !parked, iov, iovcnt, *off, n);
+        if (flags == PF_FIRST && atomic_load_explicit(&w->test_mid, memory_order_relaxed))
+            shm_test_mid(w);
         WIRE_STAT_OWN(&p->tx, pkts_tx, 1);
         WIRE_STAT_OWN(&p->tx, bytes_tx, n);
         if (parked) WIRE_STAT_OWN(&p->tx, stalled_pkts, 1);

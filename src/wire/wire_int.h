@@ -255,6 +255,7 @@ struct wire {
     bool yield;            /* yield between spinning and sleeping (SLUICE_YIELD) */
     bool oversubscribed;   /* more ranks on this host than CPUs we may run on */
     uint32_t fb_cells;     /* SLUICE_FASTBOX: cells per sender (0: ring only) */
+    _Atomic uint8_t test_mid; /* SLUICE_TEST_CRASH at mid-message: 1 kill, 2 stop (once) */
 
     shm_hdr_t *hdr;      /* own segment */
     char *ring;
@@ -363,6 +364,12 @@ bool wire_check_dead(wire_t *w);
 #define wire_die(w, code, ...) boot_abortf((w)->boot, (code), __VA_ARGS__)
 /* Testing hook: SLUICE_TEST_CRASH=RANK:POINT kills this rank at POINT. */
 void shm_test_crash(const wire_t *w, const char *point);
+/* The same for the point "mid-message" (after the first fragment of a
+ * message cut into several is out; "mid-message-stop": SIGSTOP instead of
+ * SIGKILL, the first time only), read once into w->test_mid: the hook sits
+ * on the send path. */
+void shm_test_mid_read(wire_t *w);
+void shm_test_mid(wire_t *w);
 
 /* wire.c */
 sl_status_t wire_send_internal(wire_t *w, int dst, uint8_t type, const struct iovec *iov,
