@@ -314,12 +314,20 @@ typedef struct {
  * For traffic whose target acts only when its application asks (MPI's
  * eager messages); not for puts that drive triggered operations. */
 #define PTL_MD_SLUICE_LAZY           (1u << 30)
+/** Sluice extension: puts from this MD of more than 8 KiB to a target on
+ * this host with cross-memory attach leave their bytes for the target's
+ * one-sided copy (the SEND event comes when it has read them) instead of
+ * going inline through its mailbox when there is room (copied twice: by
+ * the initiator in, by the target out).  For initiators that expect
+ * traffic the other way at the same time (an exchange), where both CPUs
+ * are busy and one copy costs less than two. */
+#define PTL_MD_SLUICE_ONE_COPY       (1u << 29)
 /** All valid MD option bits (REF helper). */
 #define PTL_MD_OPTIONS_MASK                                                         \
     (PTL_IOVEC | PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_REPLY | PTL_MD_EVENT_CT_ACK | \
      PTL_MD_UNORDERED | PTL_MD_EVENT_SUCCESS_DISABLE | PTL_MD_VOLATILE |            \
      PTL_MD_EVENT_SEND_DISABLE | PTL_MD_UNRELIABLE | PTL_MD_EVENT_CT_BYTES |     \
-     PTL_MD_SLUICE_LAZY)
+     PTL_MD_SLUICE_LAZY | PTL_MD_SLUICE_ONE_COPY)
 /** @} */
 
 /* ======================================================================== */

@@ -261,6 +261,8 @@ static sl_status_t p2p_objects(void)
                    .options = PTL_MD_EVENT_CT_ACK | PTL_MD_SLUICE_LAZY,
                    .eq_handle = P.eq, .ct_handle = P.acks};
     if (PtlMDBind(P.ni, &md, &P.md) != PTL_OK) return SL_ERR_PROTO;
+    md.options = PTL_MD_EVENT_CT_ACK | PTL_MD_SLUICE_LAZY | PTL_MD_SLUICE_ONE_COPY;
+    if (PtlMDBind(P.ni, &md, &P.md_1c) != PTL_OK) return SL_ERR_PROTO;
     md.options = PTL_MD_VOLATILE | PTL_MD_EVENT_SEND_DISABLE | PTL_MD_SLUICE_LAZY;
     if (PtlMDBind(P.ni, &md, &P.md_v) != PTL_OK) return SL_ERR_PROTO;
     if (notice_me(P2P_SYNC_PT, &P.sync_me) != PTL_OK || notice_me(P2P_RR_PT, &P.rr_me) != PTL_OK)

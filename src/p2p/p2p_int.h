@@ -58,6 +58,9 @@ enum { KIND_EAGER = 1, KIND_RNDV = 2, KIND_RTS = 3, KIND_HYBRID = 4, KIND_RDATA 
 /* HYBRID copies a process may hold; beyond, sends use SEND_RNDV */
 #define P2P_HYBRID_BUDGET ((size_t)64 << 20)
 #define P2P_TRIG_MAX 4096 /* triggered gets one pull may register */
+/* Eager sends over this go by the target's one copy (P.md_1c) while
+ * receives over it are posted (send.c: send_eager) */
+#define P2P_ONE_COPY_MIN 32768
 
 typedef enum {
     P2P_PROTO_AUTO,
@@ -108,6 +111,7 @@ struct p2p_req {
     /* short path (short.c): a receive short messages may claim; deferred:
      * not on the engine's list (only a short message can match it now) */
     bool linked, deferred;
+    bool mid; /* a receive counted in P.mid_recvs */
     sl_list_t plink;
 };
 
@@ -151,6 +155,10 @@ typedef struct p2p_state {
     /* small eager messages: PTL_MD_VOLATILE (data copied when PtlPut
      * returns, up to volatile_max bytes) and no SEND event: done at once */
     ptl_handle_md_t md_v;
+    /* eager messages over P2P_ONE_COPY_MIN while receives of that size are
+     * posted: PTL_MD_SLUICE_ONE_COPY (send.c) */
+    ptl_handle_md_t md_1c;
+    unsigned mid_recvs; /* receives over P2P_ONE_COPY_MIN posted and not yet freed */
     size_t volatile_max;
     ptl_size_t max_atomic;
     ptl_ni_limits_t limits; /* what PtlNIInit granted */

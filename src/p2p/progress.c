@@ -50,6 +50,7 @@ p2p_req_t *p2p_req_new(int kind, void *buf, size_t len)
 
 void p2p_req_put(p2p_req_t *r)
 {
+    if (r->mid) P.mid_recvs--;
     r->next_free = P.free_reqs;
     P.free_reqs = r;
 }

@@ -84,6 +84,10 @@ sl_status_t p2p_irecv(void *buf, size_t len, int src, int tag, unsigned ctx, p2p
         return st;
     }
     p2p_short_post(r);
+    if (len > P2P_ONE_COPY_MIN) { /* traffic may come both ways: send.c's send_eager */
+        r->mid = true;
+        P.mid_recvs++;
+    }
     if (len > P.eager_limit) {
         /* a rendezvous message already here starts its pull now, so that
          * the engine moves it while the application computes after

@@ -120,12 +120,18 @@ static sl_status_t xfer_send_req(int rank, ptl_req_hdr_t *h, const void *data, p
 
 /* Does a put or get move its data by the wire's one-sided copy rather than
  * inline?  A get's data comes back in the target's reply, whose room in our
- * mailbox the target cannot promise, so only puts go inline opportunistically. */
-static bool xfer_bulk(const ptl_xfer_args_t *a, int rank)
+ * mailbox the target cannot promise, so only puts go inline opportunistically
+ * (twice copied: into the mailbox by us, out of it by the target as the
+ * fragments come), unless the MD asks for one copy (PTL_MD_SLUICE_ONE_COPY)
+ * and the target makes it with cross-memory attach. */
+static bool xfer_bulk(const ptl_xfer_args_t *a, const ptl_md_obj_t *md, int rank)
 {
     if ((a->kind != RK_PUT && a->kind != RK_GET) || a->length <= PTL_INLINE_SURE) return false;
-    return a->kind == RK_GET || a->length > PTL_INLINE_MAX ||
-           !wire_tx_room(ptl_g.wire, rank, a->length + PTL_REQ_WIRE_MAX);
+    if (a->kind == RK_GET || a->length > PTL_INLINE_MAX) return true;
+    if ((md->md.options & PTL_MD_SLUICE_ONE_COPY) && rank != ptl_g.rank &&
+        wire_peer_uses_cma(ptl_g.wire, rank))
+        return true;
+    return !wire_tx_room(ptl_g.wire, rank, a->length + PTL_REQ_WIRE_MAX);
 }
 
 /* The ack a put or atomic asks for, if the MD can see it: one the MD
@@ -144,7 +150,7 @@ static int xfer_start_checked(const ptl_xfer_args_t *a, ptl_md_obj_t *md, int ra
 {
     ptl_ni_t *ni = md->ni;
     bool carries_data = a->kind != RK_GET;
-    bool bulk = xfer_bulk(a, rank);
+    bool bulk = xfer_bulk(a, md, rank);
     ptl_ack_req_t ack = xfer_ack_seen(md, a->ack_req);
     bool wait = a->kind == RK_FETCH || a->kind == RK_SWAP || ack != PTL_NO_ACK_REQ;
     ptl_xfer_t on_stack, *x = carries_data && !bulk && !wait ? &on_stack : calloc(1, sizeof *x);
