@@ -331,6 +331,10 @@ int p2p_short_poll_quick(void);
  * sl_backoff until it says sleep); announce a sleep (false: do not,
  * something came), end it. */
 bool p2p_short_active(void);
+/* Can a message from src (a rank, or P2P_ANY_SOURCE) come by a short ring:
+ * did such a sender attach a ring into ours?  (A peer of another host, or
+ * one without the shared heap, sends everything through the engine.) */
+bool p2p_short_from(int src);
 /* Leased channels (SLUICE_FAST_PEERS > 0) instead of a ring per sender. */
 bool p2p_short_leased(void);
 void p2p_short_spin_init(sl_backoff_t *b);

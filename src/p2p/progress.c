@@ -408,7 +408,7 @@ static inline sl_status_t wait_until(p2p_req_t *r, const bool *flag, const volat
          * where it serves the peer's gets and helps with its copies
          * (a ring spin did neither: 1 MiB windowed bandwidth was 0.8-0.9
          * of the forced SEND_RNDV's, which has no rings) */
-        if (r && p2p_short_active() && r->kind == RQ_RECV && !r->matched && !r->done &&
+        if (r && r->kind == RQ_RECV && !r->matched && !r->done && p2p_short_from(r->src) &&
             !p2p_mt_engine_busy()) {
             int n = 0;
             if ((++P.spin_polls & 15) == 0) {

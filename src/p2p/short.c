@@ -161,6 +161,7 @@ static struct {
     unsigned deferred; /* posted receives not on the engine's list */
     int64_t spin_ns; /* p2p_wait's ring poll */
     int64_t room_ns; /* wait_room: a receiver that reads nothing this long is busy */
+    bool any_in;     /* some sender has a ring into ours (p2p_short_ready) */
 } S;
 
 /* Bytes of the `matched` words of a leased area with `size` senders. */
@@ -351,9 +352,11 @@ void p2p_short_attach(int peer, uint64_t addr)
 void p2p_short_ready(void)
 {
     /* leased: every sender starts by Portals */
-    for (int i = 0; S.area && !S.nchan && i < P.size; i++)
+    for (int i = 0; S.area && !S.nchan && i < P.size; i++) {
         S.peers[i].deferring =
             i != P.rank && atomic_load_explicit(&S.rxs[i].in->attached, memory_order_relaxed);
+        S.any_in |= S.peers[i].deferring;
+    }
 }
 
 void p2p_short_fini(void)
@@ -1076,6 +1079,15 @@ void p2p_short_sleep_end(void)
 bool p2p_short_active(void)
 {
     return S.area != NULL;
+}
+
+bool p2p_short_from(int src)
+{
+    if (!S.area) return false;
+    if (S.nchan) return true; /* leased: any sender may claim a channel */
+    if (src == P2P_ANY_SOURCE) return S.any_in;
+    return src >= 0 && src < P.size && src != P.rank &&
+           atomic_load_explicit(&S.rxs[src].in->attached, memory_order_relaxed);
 }
 
 bool p2p_short_leased(void)
