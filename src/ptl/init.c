@@ -475,9 +475,9 @@ void ptl_ni_destroy(ptl_ni_t *ni)
 {
     /* bulk copies run without the lock, or in flight from the queue: let
      * them finish with their entries */
-    ptl_target_land(NULL);
+    ptl_target_land(ni, NULL);
     while (ptl_g.bulk_busy > 0) {
-        ptl_target_land(NULL); /* another thread may have started more meanwhile */
+        ptl_target_land(ni, NULL); /* another thread may have started more meanwhile */
         if (ptl_g.bulk_busy == 0) break;
         PTL_UNLOCK();
         sched_yield();

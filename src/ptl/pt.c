@@ -58,7 +58,7 @@ int PtlPTFree(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
     int rc = PTL_OK;
     /* a copy in flight took its use-once entry off the list already, and
      * posts its events when it lands: let it land on this PT */
-    if (pt) ptl_target_land(pt);
+    if (pt) ptl_target_land(ni, pt);
     if (!pt) rc = PTL_ARG_INVALID;
     else if (pt->n_entries[0] || pt->n_entries[1]) rc = PTL_PT_IN_USE;
     else {
@@ -74,7 +74,7 @@ static int pt_set(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, bool on)
     PTL_CHECK_INIT();
     PTL_LOCK();
     ptl_pt_t *pt = ptl_pt_get(ptl_ni_get(ni_handle), pt_index);
-    if (pt && !on) ptl_target_land(pt);
+    if (pt && !on) ptl_target_land(NULL, pt);
     if (pt) {
         pt->enabled = on;
         if (on) pt->disabled_by_fc = false;

@@ -379,17 +379,20 @@ extern __thread bool ptl_t_defer_bulk;
 void ptl_target_kick(void);
 void ptl_target_drop_deferred(void);
 /* Wait for the bulk copies the queue has in flight and finish them (their
- * events and answers), and end the puts streaming into pt (every PT: NULL)
- * as failed (PTL_NI_PT_DISABLED); before the entries they use go away. */
-void ptl_target_land(const ptl_pt_t *pt);
+ * events and answers), and end the puts streaming into pt (pt NULL: into
+ * any PT of ni) as failed (PTL_NI_PT_DISABLED); before the entries they
+ * use go away. */
+void ptl_target_land(const ptl_ni_t *ni, const ptl_pt_t *pt);
 /* A fragment of a message cut into several (not the whole message): the
  * put it belongs to streams into its entry (target.c) and the fragment was
  * taken, or false: reassemble it. */
 bool ptl_target_stream(const wire_frag_t *f);
 /* End the streams whose senders are gone (after ptl_xfer_fail_gone). */
 void ptl_target_streams_gone(void);
-/* Puts streamed so far (tests), and the per-source state (PtlFini). */
+/* Puts streamed so far, and whether fragments of src go to a stream now
+ * (tests), and the per-source state (PtlFini). */
 unsigned long ptl_target_streamed(void);
+bool ptl_target_stream_busy(int src);
 void ptl_target_streams_free(void);
 /* Free what copies lost with their peer still hold; after wire_fini. */
 void ptl_target_free_lost(void);

@@ -547,7 +547,7 @@ static int tgt_max_flying(void)
 /* Messages matched whose events are still to come (copies in flight,
  * streams): each may post two (PUT or GET, AUTO_UNLINK). */
 static int tgt_pending_events(void);
-static void streams_end(const ptl_pt_t *to_pt, bool gone, ptl_ni_fail_t why);
+static void streams_end(const ptl_ni_t *ni, const ptl_pt_t *pt, bool gone, ptl_ni_fail_t why);
 
 /* Would t match a priority entry into which a later step may move the
  * data (a copy in flight, a stream): one contiguous piece, the PT's event
@@ -638,10 +638,10 @@ static int tgt_land_some(bool wait)
     return n;
 }
 
-void ptl_target_land(const ptl_pt_t *pt)
+void ptl_target_land(const ptl_ni_t *ni, const ptl_pt_t *pt)
 {
     tgt_land_some(true);
-    streams_end(pt, false, PTL_NI_PT_DISABLED);
+    streams_end(ni, pt, false, PTL_NI_PT_DISABLED);
 }
 
 /* ---- puts streamed into their entry as their fragments arrive ----------------------
@@ -711,7 +711,9 @@ static void stream_end(tgt_stream_t *s, ptl_ni_fail_t why)
 /* The first fragment of a put: does it start a stream? */
 static bool stream_start(int src, const void *frag, size_t flen)
 {
-    if (q_head || src == ptl_g.rank) return false; /* (messages to ourselves are whole) */
+    /* (messages to ourselves are whole, but a fuzzer sends fragments as
+     * rank 0 to rank 0: fuzz_ptl_target) */
+    if (q_head) return false;
     tgt_stream_t *s = &streams[src];
     size_t hl = ptl_req_decode(frag, flen, &s->h);
     const ptl_req_hdr_t *h = &s->h;
@@ -753,14 +755,14 @@ bool ptl_target_stream(const wire_frag_t *f)
     return true;
 }
 
-/* End the streams of gone senders (to_pt NULL), or every stream into
- * to_pt (all of them when to_pt is NULL and gone is false). */
-static void streams_end(const ptl_pt_t *to_pt, bool gone, ptl_ni_fail_t why)
+/* End the streams of gone senders (gone), or the streams into pt, or into
+ * any PT of ni (pt NULL). */
+static void streams_end(const ptl_ni_t *ni, const ptl_pt_t *pt, bool gone, ptl_ni_fail_t why)
 {
     for (int i = 0; n_streams && i < ptl_g.size; i++) {
         tgt_stream_t *s = &streams[i];
         if (!s->active) continue;
-        if (gone ? !wire_peer_gone(ptl_g.wire, i) : to_pt && s->t.pt != to_pt) continue;
+        if (gone ? !wire_peer_gone(ptl_g.wire, i) : pt ? s->t.pt != pt : s->t.ni != ni) continue;
         stream_end(s, why);
         s->drop = !gone;
     }
@@ -768,12 +770,17 @@ static void streams_end(const ptl_pt_t *to_pt, bool gone, ptl_ni_fail_t why)
 
 void ptl_target_streams_gone(void)
 {
-    streams_end(NULL, true, PTL_NI_UNDELIVERABLE);
+    streams_end(NULL, NULL, true, PTL_NI_UNDELIVERABLE);
 }
 
 unsigned long ptl_target_streamed(void)
 {
     return n_streamed;
+}
+
+bool ptl_target_stream_busy(int src)
+{
+    return streams && (streams[src].active || streams[src].drop);
 }
 
 void ptl_target_streams_free(void)

@@ -12,6 +12,10 @@
  * input ends there, the job goes on for the next one (nothing was changed
  * before the checks that abort).
  *
+ * Puts cut into fragments that match the priority entry stream into it
+ * (target.c); the harness follows which fragments a stream took, so that
+ * it knows what xfer.c still reassembles.
+ *
  * Not covered here: RF_BULK (the flag is cleared).  A bulk request makes
  * the target copy from the initiator's address with wire_get; from rank 0 to
  * itself that is a plain copy in its own process, which is trusted.  From
@@ -99,18 +103,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t at = f.first ? 0 : rx_len;
         if (at <= 3 && 3 - at < n) pkt[3 - at] &= (unsigned char)~RF_BULK;
         if (f.type == PTL_PKT_REQ && n > 1 && !(shape & 64)) pkt[1] &= 3; /* a valid NI kind */
+        /* a fragment of a put streaming into its entry is not reassembled
+         * (target.c): it was one of a stream before, or began one */
+        bool busy = ptl_target_stream_busy(0);
         if (FZ_GUARD()) {
             /* the job would end here, with a message naming the peer */
             /* it aborted on the header of a whole message, after the append
-             * (the length check before it needs over 1 MiB of fragments) */
-            if (!(f.first && f.last)) rx_len = (f.first ? 0 : rx_len) + n;
+             * (the length check before it needs over 1 MiB of fragments),
+             * or in a stream (too many bytes, a message begun inside it) */
+            bool streamed = busy || (f.first && !f.last && ptl_target_stream_busy(0));
+            if (!(f.first && f.last) && !streamed) rx_len = (f.first ? 0 : rx_len) + n;
             PTL_UNLOCK();
             drain_events();
             break;
         }
         PTL_LOCK();
         ptl_wire_recv(NULL, &f);
-        if (!(f.first && f.last)) rx_len = (f.first ? 0 : rx_len) + n; /* xfer.c's rx->len */
+        bool streamed = busy || (f.first && !f.last && ptl_target_stream_busy(0));
+        if (!(f.first && f.last) && !streamed) rx_len = (f.first ? 0 : rx_len) + n; /* xfer.c's rx->len */
         ptl_progress_locked();
         PTL_UNLOCK();
         FZ_DONE();
