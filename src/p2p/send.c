@@ -233,8 +233,9 @@ static sl_status_t send_eager(p2p_req_t *r, int dst, unsigned ctx, int tag, bool
      * traffic comes the other way as well (an exchange, a bidirectional
      * window, all-to-all), every CPU would copy each message twice, and
      * from 32 KiB the target's one copy costs less: a 64 KiB exchange of
-     * two ranks took 11.1-11.3 us streamed, 8.2-8.3 by attach (MPICH
-     * 7.1-7.3); at 16 KiB attach was slower (4.5-5.0 us against 3.4-3.6). */
+     * two ranks took 11.1-19.8 us streamed, 8.2-9.7 by attach (MPICH
+     * 7.1-8.1; three alternated rounds); at 16 KiB attach was slower
+     * (4.5-5.0 us against 3.4-3.6 in two of them). */
     if (r->len > P2P_ONE_COPY_MIN && P.mid_recvs) {
         ptl_process_t to = {.rank = (ptl_rank_t)dst};
         return p2p_ptl_status(PtlPut(P.md_1c, (ptl_size_t)(uintptr_t)r->buf, r->len,
