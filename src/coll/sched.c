@@ -90,7 +90,8 @@ int cs_reduce_op(coll_sched_t *s, coll_ref_t in, coll_ref_t inout, size_t count,
     if (op && op != s->op) {
         while (k < s->nxops && s->xops[k] != op) k++;
         if (k == s->nxops) {
-            const coll_op_t **nx = k < COLL_MAX_XOPS ? realloc(s->xops, (k + 1) * sizeof *nx) : NULL;
+            const coll_op_t **nx =
+                k < COLL_MAX_XOPS ? realloc(s->xops, (k + 1) * sizeof *nx) : NULL;
             if (!nx) {
                 s->failed = true;
                 return -1;

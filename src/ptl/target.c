@@ -744,7 +744,8 @@ bool ptl_target_stream(const wire_frag_t *f)
     }
     tgt_stream_t *s = &streams[f->src];
     if (!s->active && !s->drop)
-        return f->first && !f->last && f->type == PTL_PKT_REQ && stream_start(f->src, f->data, f->len);
+        return f->first && !f->last && f->type == PTL_PKT_REQ &&
+               stream_start(f->src, f->data, f->len);
     if (f->first) /* the wire keeps a message's fragments together */
         boot_abortf(ptl_g.boot, 70, "ptl: rank %d began a message inside a put", f->src);
     stream_copy(s, f->data, f->len);

@@ -120,7 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         PTL_LOCK();
         ptl_wire_recv(NULL, &f);
         bool streamed = busy || (f.first && !f.last && ptl_target_stream_busy(0));
-        if (!(f.first && f.last) && !streamed) rx_len = (f.first ? 0 : rx_len) + n; /* xfer.c's rx->len */
+        if (!(f.first && f.last) && !streamed) /* xfer.c's rx->len */
+            rx_len = (f.first ? 0 : rx_len) + n;
         ptl_progress_locked();
         PTL_UNLOCK();
         FZ_DONE();

@@ -124,7 +124,8 @@ static void one_target(env_t *v)
         CHECK(e.start == local + (size_t)k * LOCAL_PUT);
         CHECK(t_verify(local + (size_t)k * LOCAL_PUT, LOCAL_PUT, 30 + k) == (size_t)-1);
     }
-    for (size_t j = NLOCAL * LOCAL_PUT; j < NLOCAL * LOCAL_PUT + GUARD; j++) CHECK_EQ(local[j], 0x5a);
+    for (size_t j = NLOCAL * LOCAL_PUT; j < NLOCAL * LOCAL_PUT + GUARD; j++)
+        CHECK_EQ(local[j], 0x5a);
     /* everything from 20,000 bytes streamed; the 1,000-byte put too when it
      * was cut (a sender new to dynamic flow control holds few credits) */
     unsigned long want = NLOCAL, got = ptl_target_streamed() - streamed;
@@ -183,7 +184,7 @@ static void one_initiator(env_t *v)
     free(src);
 }
 
-/* ---- order, phase 2: bursts from every sender at once ----------------------------------------- */
+/* ---- order, phase 2: bursts from every sender at once --------------------------------------- */
 
 static size_t burst_len(int i)
 {
