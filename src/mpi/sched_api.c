@@ -29,7 +29,6 @@ typedef struct uops {
 struct sluice_sched {
     mcomm_t *comm;
     coll_sched_t *s;
-    uops_t *ops; /* owned by s from the first reduce vertex on */
     bool committed;
 };
 
@@ -132,27 +131,28 @@ static const coll_op_t *vertex_op(SLUICE_Sched h, MPI_Datatype dt, MPI_Op op, co
 {
     mdt_type_t *t = mdt_get_committed(dt, err);
     if (!t) return bad(h, *err, fn, NULL), NULL;
-    for (int i = 0; h->ops && i < h->ops->n; i++)
-        if (h->ops->v[i]->t == t && h->ops->v[i]->mop == op) return &h->ops->v[i]->op.base;
+    uops_t *all = h->s->keep; /* (from the first reduce vertex on) */
+    for (int i = 0; all && i < all->n; i++)
+        if (all->v[i]->t == t && all->v[i]->mop == op) return &all->v[i]->op.base;
     if (t->size != mdt_extent(t) || t->true_lb != 0)
         return *err = bad(h, MPI_ERR_TYPE, fn, "reductions need a datatype without gaps"), NULL;
     mop_plan_t plan;
     if ((*err = mop_plan(op, t, dt, &plan)) != MPI_SUCCESS) return bad(h, *err, fn, NULL), NULL;
-    if (!h->ops) {
-        if (!(h->ops = calloc(1, sizeof *h->ops))) goto nomem;
-        h->s->keep = h->ops;
+    if (!all) {
+        if (!(all = calloc(1, sizeof *all))) goto nomem;
+        h->s->keep = all;
         h->s->keep_free = uops_free;
     }
-    uop_t **nv = realloc(h->ops->v, (size_t)(h->ops->n + 1) * sizeof *nv);
+    uop_t **nv = realloc(all->v, (size_t)(all->n + 1) * sizeof *nv);
     if (!nv) goto nomem;
-    h->ops->v = nv;
+    all->v = nv;
     uop_t *u = calloc(1, sizeof *u);
     if (!u) goto nomem;
     mcoll_op_init_atomic(&u->op, &plan);
     mdt_retain(t);
     u->t = t;
     u->mop = op;
-    h->ops->v[h->ops->n++] = u;
+    all->v[all->n++] = u;
     return &u->op.base;
 nomem:
     *err = bad(h, MPI_ERR_NO_MEM, fn, NULL);

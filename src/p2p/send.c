@@ -54,13 +54,19 @@ static p2p_proto_t choose(size_t len, bool sync, bool rr_stored, int dst)
     }
 }
 
+static int put_md(ptl_handle_md_t md, p2p_req_t *r, const void *from, size_t len,
+                  ptl_ack_req_t ack, int dst, ptl_match_bits_t mb, ptl_hdr_data_t hdr)
+{
+    ptl_process_t to = {.rank = (ptl_rank_t)dst};
+    int rc = PtlPut(md, (ptl_size_t)(uintptr_t)from, len, ack, to, P2P_PT, mb, 0, r, hdr);
+    if (rc == PTL_OK && ack == PTL_CT_ACK_REQ) P.sends++;
+    return rc;
+}
+
 static int put(p2p_req_t *r, const void *from, size_t len, ptl_ack_req_t ack, int dst,
                ptl_match_bits_t mb, ptl_hdr_data_t hdr)
 {
-    ptl_process_t to = {.rank = (ptl_rank_t)dst};
-    int rc = PtlPut(P.md, (ptl_size_t)(uintptr_t)from, len, ack, to, P2P_PT, mb, 0, r, hdr);
-    if (rc == PTL_OK && ack == PTL_CT_ACK_REQ) P.sends++;
-    return rc;
+    return put_md(P.md, r, from, len, ack, dst, mb, hdr);
 }
 
 /* Expose r's buffer to dst's gets under a fresh nonce; with a counter ct,
@@ -236,12 +242,8 @@ static sl_status_t send_eager(p2p_req_t *r, int dst, unsigned ctx, int tag, bool
      * two ranks took 11.1-19.8 us streamed, 8.2-9.7 by attach (MPICH
      * 7.1-8.1; three alternated rounds); at 16 KiB attach was slower
      * (4.5-5.0 us against 3.4-3.6 in two of them). */
-    if (r->len > P2P_ONE_COPY_MIN && P.mid_recvs) {
-        ptl_process_t to = {.rank = (ptl_rank_t)dst};
-        return p2p_ptl_status(PtlPut(P.md_1c, (ptl_size_t)(uintptr_t)r->buf, r->len,
-                                     PTL_NO_ACK_REQ, to, P2P_PT, mb, 0, r, hdr));
-    }
-    return p2p_ptl_status(put(r, r->buf, r->len, PTL_NO_ACK_REQ, dst, mb, hdr));
+    ptl_handle_md_t md = r->len > P2P_ONE_COPY_MIN && P.mid_recvs ? P.md_1c : P.md;
+    return p2p_ptl_status(put_md(md, r, r->buf, r->len, PTL_NO_ACK_REQ, dst, mb, hdr));
 }
 
 /* r by a Portals protocol. */

@@ -571,6 +571,27 @@ static bool tgt_peek_prio(tgt_t *t)
            !(e->me.options & PTL_IOVEC) && !tgt_wide(e);
 }
 
+/* Steps 1-10 for a message whose data a later step moves (a copy in
+ * flight, a stream), once tgt_peek_prio has said yes: the entry is chosen
+ * (the one it saw), placed and kept busy (PtlMEUnlink answers PTL_IN_USE);
+ * one the message uses up leaves its list now, so that no later request
+ * matches it, and goes when the message ends (*unlink, for tgt_release). */
+static bool tgt_claim(tgt_t *t, bool *unlink)
+{
+    if (!tgt_select(t)) return false;
+    *unlink = tgt_place(t);
+    if (*unlink) ptl_entry_delist(t->pt, t->e);
+    t->e->busy++;
+    return true;
+}
+
+/* The message tgt_claim matched has ended: its events, answer, unlink. */
+static void tgt_release(tgt_t *t, bool unlink)
+{
+    t->e->busy--;
+    tgt_end(t, unlink, false);
+}
+
 /* May t's copy fly?  Only copies that really wait: with cross-memory
  * attach (a peer on this host, or ourselves, queued by
  * PtlSluiceDeferBulk) the copy is done inside wire_get, and must not be
@@ -588,10 +609,7 @@ static bool tgt_fly(void)
     tgt_deferred_t *d = q_next;
     tgt_t *t = &d->t;
     *t = (tgt_t){.src = d->src, .h = &d->h, .data = d->data, .len = d->len, .fail = PTL_NI_OK};
-    if (!tgt_can_fly(t) || !tgt_select(t)) return false; /* select: the same entry */
-    d->unlink = tgt_place(t);
-    if (d->unlink) ptl_entry_delist(t->pt, t->e);
-    t->e->busy++;
+    if (!tgt_can_fly(t) || !tgt_claim(t, &d->unlink)) return false;
     ptl_g.bulk_busy++;
     d->st = SL_OK;
     if (t->mlength) {
@@ -623,11 +641,10 @@ static int tgt_land_some(bool wait)
             d->st = gone ? SL_ERR_PEER_DEAD : d->op.status;
         }
         tgt_t *t = &d->t;
-        t->e->busy--;
         ptl_g.bulk_busy--;
         if (d->st != SL_OK) fail(t, PTL_NI_SEGV, PTL_SR_DROP_COUNT);
         if (t->mlength || d->st != SL_OK) tgt_bulk_moves++;
-        tgt_end(t, d->unlink, false);
+        tgt_release(t, d->unlink);
         q_head = d->next;
         if (!q_head) q_tail = NULL;
         q_flying--;
@@ -700,12 +717,17 @@ static void stream_copy(tgt_stream_t *s, const void *data, size_t n)
 
 static void stream_end(tgt_stream_t *s, ptl_ni_fail_t why)
 {
-    tgt_t *t = &s->t;
-    t->e->busy--;
-    if (why != PTL_NI_OK) fail(t, why, PTL_SR_DROP_COUNT);
+    if (why != PTL_NI_OK) fail(&s->t, why, PTL_SR_DROP_COUNT);
     s->active = false;
     n_streams--;
-    tgt_end(t, s->unlink, false);
+    tgt_release(&s->t, s->unlink);
+}
+
+/* Fragments of s's sender go to the stream (a put in progress, or the rest
+ * of one ended early). */
+static bool stream_busy(const tgt_stream_t *s)
+{
+    return s->active || s->drop;
 }
 
 /* The first fragment of a put: does it start a stream? */
@@ -722,10 +744,7 @@ static bool stream_start(int src, const void *frag, size_t flen)
         return false; /* (the whole message is checked as before) */
     tgt_t *t = &s->t;
     *t = (tgt_t){.src = src, .h = h, .len = h->length, .fail = PTL_NI_OK};
-    if (!tgt_peek_prio(t) || !tgt_select(t)) return false; /* select: the same entry */
-    s->unlink = tgt_place(t);
-    if (s->unlink) ptl_entry_delist(t->pt, t->e);
-    t->e->busy++;
+    if (!tgt_peek_prio(t) || !tgt_claim(t, &s->unlink)) return false;
     s->dst = ptl_at(t->e->me.start, t->offset);
     s->got = 0;
     s->active = true;
@@ -743,7 +762,7 @@ bool ptl_target_stream(const wire_frag_t *f)
         if (!(streams = calloc((size_t)ptl_g.size, sizeof *streams))) return false;
     }
     tgt_stream_t *s = &streams[f->src];
-    if (!s->active && !s->drop)
+    if (!stream_busy(s))
         return f->first && !f->last && f->type == PTL_PKT_REQ &&
                stream_start(f->src, f->data, f->len);
     if (f->first) /* the wire keeps a message's fragments together */
@@ -781,7 +800,7 @@ unsigned long ptl_target_streamed(void)
 
 bool ptl_target_stream_busy(int src)
 {
-    return streams && (streams[src].active || streams[src].drop);
+    return streams && stream_busy(&streams[src]);
 }
 
 void ptl_target_streams_free(void)

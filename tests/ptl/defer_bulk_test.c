@@ -11,19 +11,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BULK (256 * 1024)
 #define SMALL 8
 
 enum { MB_A = 1, MB_G, MB_B, MB_C };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static ptl_handle_me_t append(pt_ctx_t *c, ptl_pt_index_t pti, void *buf, size_t len,
                               ptl_match_bits_t mb, unsigned opt, ptl_handle_eq_t eq)
@@ -52,8 +44,8 @@ static void target(pt_ctx_t *c, ptl_pt_index_t pti, ptl_handle_eq_t eq)
     ptl_event_t ev[4];
     int n = 0;
     PT_OK(PtlSluiceDeferBulk(1));
-    for (double end = now_s() + 30; n == 0 || ev[n - 1].match_bits != MB_A;) {
-        CHECK_MSG(now_s() < end, "A not delivered to a deferring thread within 30 s");
+    for (double end = pt_now_s() + 30; n == 0 || ev[n - 1].match_bits != MB_A;) {
+        CHECK_MSG(pt_now_s() < end, "A not delivered to a deferring thread within 30 s");
         PT_OK(PtlSluiceHostActive());
         int rc = PtlEQGet(eq, &ev[n]);
         if (rc == PTL_EQ_EMPTY) continue;

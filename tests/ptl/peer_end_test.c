@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { BULK = 1 << 20, SMALL = 8 };
 
@@ -32,13 +31,6 @@ typedef struct env {
     char *buf;
     int failed; /* operations whose failure rank 0 expects */
 } env_t;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void setup(env_t *v)
 {
@@ -123,7 +115,7 @@ static void wait_returns(env_t *v, double deadline)
     ptl_ct_event_t cv;
     PT_OK(PtlCTWait(v->ct, (ptl_size_t)1 << 30, &cv));
     CHECK(cv.failure > 0);
-    CHECK_MSG(now_s() < deadline, "PtlCTWait returned late");
+    CHECK_MSG(pt_now_s() < deadline, "PtlCTWait returned late");
 }
 
 /* Once their events are in: v->failed operations failed on the CT and
@@ -166,7 +158,7 @@ static void expect_events(env_t *v, int first, int last, int want)
  * PtlCTWait returns, `events` failure events arrive, the CT counts them. */
 static void all_failed(env_t *v, int first, int last, int events)
 {
-    wait_returns(v, now_s() + 10);
+    wait_returns(v, pt_now_s() + 10);
     expect_events(v, first, last, events);
     check_failures(v);
 }
@@ -187,9 +179,9 @@ static void survive_crash(env_t *v)
     v->failed++;
     PT_OK(PtlCTInc(v->trig, (ptl_ct_event_t){1, 0})); /* fires now: outstanding */
     pt_barrier(&v->c); /* rank 1 dies after this */
-    double t0 = now_s();
+    double t0 = pt_now_s();
     all_failed(v, 0, 8, 7); /* failed events: ACK 0, SEND 1, REPLY 2 3 5 6 7 */
-    printf("rank 0: 8 operations in flight failed %.2f s after the death\n", now_s() - t0);
+    printf("rank 0: 8 operations in flight failed %.2f s after the death\n", pt_now_s() - t0);
 
     /* Triggered operations firing after the death, then plain ones. */
     triggered_all(v, 8, 2);
@@ -211,9 +203,9 @@ static void survive_leave(env_t *v)
 {
     get(v, 0, SMALL);
     pt_barrier(&v->c); /* rank 1 leaves after this */
-    double t0 = now_s();
+    double t0 = pt_now_s();
     all_failed(v, 0, 1, 1);
-    printf("rank 0: the get failed %.2f s after rank 1 left\n", now_s() - t0);
+    printf("rank 0: the get failed %.2f s after rank 1 left\n", pt_now_s() - t0);
     PT_OK(PtlMDRelease(v->md));
     fflush(stdout);
 }

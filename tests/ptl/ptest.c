@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void pt_init(pt_ctx_t *c, unsigned int ni_options)
 {
@@ -80,4 +81,11 @@ void pt_ct_reach(ptl_handle_ct_t ct, ptl_size_t n)
     CHECK_MSG(v.failure == 0 && v.success >= n, "CT {%llu, %llu}, waited for %llu",
               (unsigned long long)v.success, (unsigned long long)v.failure,
               (unsigned long long)n);
+}
+
+double pt_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

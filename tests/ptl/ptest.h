@@ -30,6 +30,8 @@ void pt_barrier(pt_ctx_t *c);
 ptl_process_t pt_id(const pt_ctx_t *c, int r);
 /* Wait for the next event on eq and check its kind. */
 ptl_event_t pt_expect(ptl_handle_eq_t eq, ptl_event_kind_t kind);
+/* Seconds on the monotonic clock (deadlines of bounded waits). */
+double pt_now_s(void);
 /* Wait until ct's success reaches n, with no failure. */
 void pt_ct_reach(ptl_handle_ct_t ct, ptl_size_t n);
 

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 unsigned long ptl_target_streamed(void); /* ptl/ptl_int.h */
@@ -282,13 +281,6 @@ static void order(env_t *v)
 
 /* ---- disable and crash: the sender stops or dies after its first fragment ------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Is process pid stopped (state T in /proc)? */
 static bool stopped(pid_t pid)
 {
@@ -305,12 +297,12 @@ static bool stopped(pid_t pid)
  * unlink is refused (PTL_IN_USE) only while the put streams into it. */
 static void wait_busy(env_t *v, ptl_handle_me_t h)
 {
-    double deadline = now_s() + 10;
+    double deadline = pt_now_s() + 10;
     int rc;
     while ((rc = PtlMEUnlink(h)) != PTL_IN_USE) {
         CHECK_MSG(rc == PTL_OK || rc == PTL_ARG_INVALID, "PtlMEUnlink returned %d", rc);
         CHECK_MSG(rc != PTL_OK, "the entry was unlinked before the put reached it");
-        CHECK_MSG(now_s() < deadline, "the put never reached the entry");
+        CHECK_MSG(pt_now_s() < deadline, "the put never reached the entry");
         ptl_event_t e;
         CHECK_EQ(PtlEQGet(v->eq, &e), PTL_EQ_EMPTY); /* (progress) */
         usleep(1000);
@@ -321,11 +313,11 @@ static void wait_busy(env_t *v, ptl_handle_me_t h)
  * first fragment's bytes written. */
 static void ended_failed(env_t *v, const char *buf, ptl_ni_fail_t why, double within)
 {
-    double deadline = now_s() + within;
+    double deadline = pt_now_s() + within;
     ptl_event_t e;
     int rc;
     while ((rc = PtlEQGet(v->eq, &e)) == PTL_EQ_EMPTY) {
-        CHECK_MSG(now_s() < deadline, "no event %.0f s after the put began", within);
+        CHECK_MSG(pt_now_s() < deadline, "no event %.0f s after the put began", within);
         usleep(1000);
     }
     CHECK_EQ(rc, PTL_OK);
@@ -355,9 +347,9 @@ static void mid_target(env_t *v, bool crash)
         signal(SIGTERM, SIG_IGN); /* the launcher tears the job down: finish first */
         ended_failed(v, buf, PTL_NI_UNDELIVERABLE, 10);
     } else {
-        double deadline = now_s() + 10;
+        double deadline = pt_now_s() + 10;
         while (!stopped(pid0)) {
-            CHECK_MSG(now_s() < deadline, "rank 0 did not stop");
+            CHECK_MSG(pt_now_s() < deadline, "rank 0 did not stop");
             usleep(1000);
         }
         wait_busy(v, h);
