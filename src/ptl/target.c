@@ -692,7 +692,7 @@ typedef struct tgt_stream {
 
 static tgt_stream_t *streams; /* per source, from the first stream on */
 static int n_streams;
-static unsigned long n_streamed;
+static _Atomic unsigned long n_streamed; /* (read by tests from any thread) */
 
 static int tgt_pending_events(void)
 {
@@ -750,7 +750,7 @@ static bool stream_start(int src, const void *frag, size_t flen)
     s->active = true;
     s->drop = false;
     n_streams++;
-    n_streamed++;
+    atomic_fetch_add_explicit(&n_streamed, 1, memory_order_relaxed);
     stream_copy(s, (const char *)frag + hl, flen - hl);
     return true;
 }
@@ -795,7 +795,7 @@ void ptl_target_streams_gone(void)
 
 unsigned long ptl_target_streamed(void)
 {
-    return n_streamed;
+    return atomic_load_explicit(&n_streamed, memory_order_relaxed);
 }
 
 bool ptl_target_stream_busy(int src)
