@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 max=0
 for s in $sizes; do [ "$s" -gt "$max" ] && max=$s; done
 # kind:variant pairs (SLUICE_COLL_<KIND>=variant)
-cases=${CASES:-"ibcast:kary ibcast:knomial ibcast:chain ibcast:flat ibcast:scatter_allgather
+cases=${CASES:-"ibcast:kary ibcast:knomial ibcast:chain ibcast:flat ibcast:scatter_allgather ibcast:roundopt
 iallreduce:butterfly iallreduce:dissemination iallreduce:ring iallreduce:reduce_bcast
 ialltoall:pairwise ialltoall:bruck iallgather:ring iallgather:butterfly iallgather:dissemination
 ibarrier:butterfly ibarrier:dissemination"}

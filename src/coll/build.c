@@ -118,8 +118,9 @@ sl_status_t coll_build(const coll_args_t *g, int rank, int size, const int *worl
             sl_log_warn("coll: the %s variant '%s' cannot serve this call (%s); using the "
                         "default for it (warned once)", coll_kind_name(g->kind),
                         coll_variant_name(a.variant),
-                        g->op && !g->op->commute ? "the op does not commute"
-                                                 : "it needs equal blocks or more elements");
+                        g->op && !g->op->commute     ? "the op does not commute"
+                        : a.variant == CA_ROUNDOPT ? "no schedule for this many ranks"
+                                                   : "it needs equal blocks or more elements");
         }
         coll_call_t plain = call;
         coll_alg_t d;

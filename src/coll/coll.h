@@ -227,6 +227,7 @@ enum { /* variants */
     CA_REDUCE_SCATTERV, /* reduce_scatter: scatter after reduce */
     CA_LINEAR, /* scan, exscan: pipelined chain */
     CA_DIRECT, /* neighbour collectives: every message at once */
+    CA_ROUNDOPT, /* bcast: round-optimal pipeline (roundopt.h) */
     CA_NVARIANT
 };
 

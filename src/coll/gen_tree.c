@@ -8,6 +8,7 @@
  * i, so a node forwards segment i while segment i + 1 is still arriving;
  * a window bounds the sends in flight towards each child. */
 #include "coll/coll_int.h"
+#include "coll/roundopt.h"
 
 #include <stdlib.h>
 
@@ -123,10 +124,43 @@ static sl_status_t bcast_scatter_allgather(coll_sched_t *s, size_t len, int root
     return SL_OK;
 }
 
+/* Round-optimal: n blocks in n - 1 + ceil(log2 p) rounds (roundopt.c);
+ * block i is tagged i, a send waits for its block's receive.  Without a
+ * segment size the blocks are COLL_ROUNDOPT_SEG bytes. */
+static sl_status_t bcast_roundopt(coll_sched_t *s, const coll_alg_t *a, size_t len, int root)
+{
+    int n = s->size, vr = (s->rank - root + n) % n;
+    if (n > COLL_ROUNDOPT_PMAX) return SL_ERR_INVALID; /* no table: the caller falls back */
+    coll_alg_t seg_alg = *a;
+    if (!seg_alg.seg) seg_alg.seg = COLL_ROUNDOPT_SEG;
+    size_t nseg, seg = coll_seg_of(&seg_alg, len, 1, &nseg);
+    coll_ro_xfer_t *xf;
+    int nx;
+    sl_status_t st = coll_roundopt_plan(n, (int)nseg, vr, &xf, &nx);
+    if (st != SL_OK) return st == SL_ERR_PROTO ? SL_ERR_INVALID : st;
+    int *got = malloc(sizeof(int) * nseg);
+    if (!got) {
+        free(xf);
+        return SL_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nseg; i++) got[i] = -1; /* the root holds every block */
+    for (int i = 0; i < nx; i++) {
+        size_t b = (size_t)xf[i].block, off = b * seg, l = len - off < seg ? len - off : seg;
+        coll_ref_t buf = COLL_REF(COLL_RBUF, off);
+        int peer = real(xf[i].peer, root, n);
+        if (xf[i].send) cs_dep(s, got[b], cs_send(s, buf, l, peer, (uint32_t)b));
+        else got[b] = cs_recv(s, buf, l, peer, (uint32_t)b);
+    }
+    free(got);
+    free(xf);
+    return SL_OK;
+}
+
 sl_status_t cg_bcast(coll_sched_t *s, const coll_alg_t *a, size_t len, int root)
 {
     if (s->size == 1) return SL_OK;
     if (a->variant == CA_SCATTER_ALLGATHER) return bcast_scatter_allgather(s, len, root);
+    if (a->variant == CA_ROUNDOPT) return bcast_roundopt(s, a, len, root);
     if (a->variant > CA_FLAT) return SL_ERR_INVALID;
     return bcast_tree(s, a, len, root);
 }

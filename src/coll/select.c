@@ -25,6 +25,7 @@ static const char *const variant_names[CA_NVARIANT] = {
     [CA_REDUCE_SCATTERV] = "reduce_scatterv",
     [CA_LINEAR] = "linear",
     [CA_DIRECT] = "direct",
+    [CA_ROUNDOPT] = "roundopt",
 };
 
 static const char *const kind_names[COLL_NKIND] = {
@@ -39,7 +40,7 @@ static const char *const kind_names[COLL_NKIND] = {
 #define TREES CA_KARY, CA_KNOMIAL, CA_CHAIN, CA_FLAT
 static const int kind_variants[COLL_NKIND][8] = {
     [COLL_BARRIER] = {CA_DISSEMINATION, CA_BUTTERFLY, CA_PAIRWISE, CA_REDUCE_BCAST, -1},
-    [COLL_BCAST] = {TREES, CA_SCATTER_ALLGATHER, -1},
+    [COLL_BCAST] = {TREES, CA_SCATTER_ALLGATHER, CA_ROUNDOPT, -1},
     [COLL_REDUCE] = {TREES, -1},
     [COLL_ALLREDUCE] = {CA_BUTTERFLY, CA_DISSEMINATION, CA_REDUCE_BCAST, CA_RING, -1},
     [COLL_GATHER] = {TREES, -1},

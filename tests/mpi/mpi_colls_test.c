@@ -420,7 +420,8 @@ static void check_reduce_scatter(int count)
 
 typedef struct {
     const char *var;
-    const char *variants[8];
+#define SUITE_MAXV 10
+    const char *variants[SUITE_MAXV];
     void (*check)(int count);
 } suite_t;
 
@@ -437,7 +438,8 @@ static const suite_t suites[] = {
     {"SLUICE_COLL_BARRIER", {"dissemination", "butterfly", "pairwise", "reduce_bcast",
                              "reduce_bcast:k=3"}, barrier_check},
     {"SLUICE_COLL_BCAST", {"knomial", "knomial:k=3", "kary:k=2,seg=64,window=2", "kary:k=3",
-                           "chain:seg=128", "flat", "scatter_allgather"}, check_bcast},
+                           "chain:seg=128", "flat", "scatter_allgather", "roundopt:seg=64", "roundopt:seg=4000",
+                           "roundopt"}, check_bcast},
     {"SLUICE_COLL_REDUCE", {"knomial", "knomial:k=4", "kary:k=3,seg=40", "chain", "flat"},
      check_reduce},
     {"SLUICE_COLL_ALLREDUCE", {"butterfly", "dissemination", "reduce_bcast",
@@ -465,7 +467,7 @@ static void run_suites(void)
     const int *counts = large ? counts_large : quick ? counts_quick : counts_full;
     int ncounts = large ? 1 : 4;
     for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++)
-        for (int v = 0; v < 8 && suites[s].variants[v]; v++) {
+        for (int v = 0; v < SUITE_MAXV && suites[s].variants[v]; v++) {
             /* Sluice reads SLUICE_COLL_<KIND> when a communicator first runs a
              * call of a shape (its schedules are cached): a new one per variant */
             set_variant(suites[s].var, suites[s].variants[v]);
