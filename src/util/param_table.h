@@ -52,6 +52,10 @@
       "ofi bulk get/put: on (fi_read/fi_write into memory the target registered; an error " \
       "if the provider has no RMA), off (tagged sends and receives), auto (on when the "    \
       "provider has RMA). Every rank must agree")                                           \
+    X(OFI_MR_LOCAL, "SLUICE_OFI_MR_LOCAL", STR, "auto", 0, 0,                                \
+      "ofi local registrations (FI_MR_LOCAL): auto (offered; buffers registered when the "  \
+      "provider asks, as verbs and efa do), on (always registered: for tests), off (not "   \
+      "offered: providers that need it are not chosen)")                                    \
     X(OFI_MR_CACHE, "SLUICE_OFI_MR_CACHE", INT, "256", 0, 65536,                            \
       "memory registrations the ofi transport keeps for reuse after their last transfer "   \
       "(least recently used dropped first); 0 = drop each when its transfers end")          \

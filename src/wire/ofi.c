@@ -42,9 +42,16 @@ static const char *ofi_provider_name(void)
 }
 
 #define OFI_RMA_CAPS (FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
-/* The registration modes ofi_mr.c honours; FI_MR_LOCAL is not among them
- * (packets and tagged copies would need registered buffers too). */
+/* The registration modes ofi_mr.c honours; FI_MR_LOCAL besides them when
+ * SLUICE_OFI_MR_LOCAL lets us register local buffers. */
 #define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT)
+
+/* SLUICE_OFI_MR_LOCAL: 0 off, 1 on, 2 auto, -1 not a valid name. */
+static int ofi_mr_local_mode(void)
+{
+    static const char *const names[] = {"off", "on", "auto"};
+    return tp_param_choice(SL_PARAM_OFI_MR_LOCAL, names, 3);
+}
 
 /* SLUICE_OFI_RMA: 0 off, 1 on, 2 auto, -1 not a valid name. */
 static int ofi_rma_mode(void)
@@ -53,7 +60,7 @@ static int ofi_rma_mode(void)
     return tp_param_choice(SL_PARAM_OFI_RMA, names, 3);
 }
 
-static struct fi_info *ofi_hints(bool rma)
+static struct fi_info *ofi_hints(bool rma, bool mr_local)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
@@ -63,15 +70,16 @@ static struct fi_info *ofi_hints(bool rma)
     h->tx_attr->msg_order = FI_ORDER_SAS;
     h->rx_attr->msg_order = FI_ORDER_SAS;
     h->domain_attr->threading = FI_THREAD_SAFE;
-    h->domain_attr->mr_mode = rma ? OFI_MR_MODES : 0; /* without RMA nothing is registered */
+    /* without RMA or local registrations nothing is registered */
+    h->domain_attr->mr_mode = rma || mr_local ? OFI_MR_MODES | (mr_local ? FI_MR_LOCAL : 0) : 0;
     const char *prov = ofi_provider_name();
     if (prov) h->fabric_attr->prov_name = strdup(prov);
     return h;
 }
 
-static int ofi_try_getinfo(bool rma, struct fi_info **out)
+static int ofi_try_getinfo(bool rma, bool mr_local, struct fi_info **out)
 {
-    struct fi_info *hints = ofi_hints(rma);
+    struct fi_info *hints = ofi_hints(rma, mr_local);
     if (!hints) return -FI_ENOMEM;
     int rc = fi_getinfo(OFI_API, NULL, NULL, 0, hints, out);
     fi_freeinfo(hints);
@@ -81,17 +89,17 @@ static int ofi_try_getinfo(bool rma, struct fi_info **out)
 /* A provider, with RMA as SLUICE_OFI_RMA asks (auto: if one offers it). */
 static sl_status_t ofi_getinfo(struct fi_info **out, bool *rma)
 {
-    int mode = ofi_rma_mode();
-    if (mode < 0) return SL_ERR_CONFIG;
+    int mode = ofi_rma_mode(), mrl = ofi_mr_local_mode();
+    if (mode < 0 || mrl < 0) return SL_ERR_CONFIG;
     const char *prov = ofi_provider_name();
-    int rc = mode ? ofi_try_getinfo(true, out) : -FI_ENODATA;
+    int rc = mode ? ofi_try_getinfo(true, mrl > 0, out) : -FI_ENODATA;
     *rma = rc == 0;
     if (rc && mode == 1) {
         sl_log_error("wire: SLUICE_OFI_RMA=on, but no libfabric provider%s%s offers reliable "
                      "datagrams with RMA: %s", prov ? " " : "", prov ? prov : "", fi_strerror(-rc));
         return SL_ERR_CONFIG;
     }
-    if (rc) rc = ofi_try_getinfo(false, out);
+    if (rc) rc = ofi_try_getinfo(false, mrl > 0, out);
     if (rc) {
         sl_log_error("wire: no libfabric provider%s%s offers reliable datagrams: %s", prov ? " " : "",
                      prov ? prov : "", fi_strerror(-rc));
@@ -129,6 +137,7 @@ static sl_status_t ofi_open(wire_t *w, wire_ofi_t *o)
     sl_status_t st = ofi_getinfo(&o->info, &o->rma);
     if (st != SL_OK) return st;
     struct fi_info *fi = o->info;
+    o->mr_local = ofi_mr_local_mode() == 1 || (fi->domain_attr->mr_mode & FI_MR_LOCAL);
     struct fi_cq_attr rxa = {.format = FI_CQ_FORMAT_TAGGED, .size = 4096,
                              .wait_obj = FI_WAIT_FD};
     /* the send queue also completes fi_read/fi_write, which a sleeping
@@ -329,8 +338,62 @@ static sl_status_t ofi_exchange(wire_t *w, wire_ofi_t *o)
 void ofi_post_rx(wire_t *w, ofi_ctx_t *c)
 {
     wire_ofi_t *o = w->ofi;
-    ssize_t rc = OFI_RETRY(w, -1, fi_recv(o->ep, c->buf, o->rx_len, NULL, FI_ADDR_UNSPEC, &c->fc));
+    ssize_t rc = OFI_RETRY(w, -1, fi_recv(o->ep, c->buf, o->rx_len, ofi_ldesc(w, o->rx_mr),
+                                          FI_ADDR_UNSPEC, &c->fc));
     if (rc) ofi_fatal(w, "posting a receive", rc);
+}
+
+/* FI_MR_LOCAL: register the receive buffers, and n packet buffers for
+ * sending (each as large as a receive buffer) on a free list. */
+static sl_status_t ofi_tx_pool(wire_t *w, wire_ofi_t *o, int n)
+{
+    o->n_tx = n;
+    o->tx_mem = malloc((size_t)n * o->rx_len);
+    o->tx_ctx = calloc((size_t)n, sizeof *o->tx_ctx);
+    if (!o->tx_mem || !o->tx_ctx) return SL_ERR_NOMEM;
+    for (int i = n - 1; i >= 0; i--) {
+        o->tx_ctx[i] = (ofi_ctx_t){.buf = o->tx_mem + (size_t)i * o->rx_len, .pooled = true,
+                                   .later = o->tx_free};
+        o->tx_free = &o->tx_ctx[i];
+    }
+    size_t len = (size_t)n * o->rx_len;
+    pthread_mutex_lock(&o->lock);
+    sl_status_t st = ofi_mr_get(w, (uintptr_t)o->rx_mem, len, FI_RECV, &o->rx_mr);
+    if (st == SL_OK) st = ofi_mr_get(w, (uintptr_t)o->tx_mem, len, FI_SEND, &o->tx_mr);
+    pthread_mutex_unlock(&o->lock);
+    if (st != SL_OK) sl_log_error("wire: cannot register the libfabric packet buffers (FI_MR_LOCAL)");
+    return st;
+}
+
+/* A buffer for a packet of total bytes to peer: from the registered pool
+ * under FI_MR_LOCAL, waiting (as OFI_RETRY does for room) until a send
+ * completes and gives one back, else malloc'd.  NULL: the peer is lost
+ * while we wait.  Under lock. */
+static ofi_ctx_t *ofi_tx_buf(wire_t *w, int peer, size_t total)
+{
+    wire_ofi_t *o = w->ofi;
+    if (!o->mr_local) {
+        ofi_ctx_t *c = malloc(sizeof *c + total);
+        if (!c) wire_die(w, 71, "wire: out of memory sending a packet");
+        *c = (ofi_ctx_t){.buf = (char *)(c + 1)};
+        return c;
+    }
+    uint64_t t0 = 0;
+    while (!o->tx_free && ofi_again(w, peer, &t0)) {}
+    ofi_ctx_t *c = o->tx_free;
+    if (c) o->tx_free = c->later, c->later = NULL;
+    return c;
+}
+
+/* A packet buffer the provider is done with.  Under lock. */
+static void ofi_tx_buf_put(wire_ofi_t *o, ofi_ctx_t *c)
+{
+    if (!c->pooled) {
+        free(c);
+        return;
+    }
+    c->later = o->tx_free;
+    o->tx_free = c;
 }
 
 static sl_status_t ofi_post_all(wire_t *w, wire_ofi_t *o)
@@ -343,6 +406,10 @@ static sl_status_t ofi_post_all(wire_t *w, wire_ofi_t *o)
     o->rx_mem = malloc((size_t)n * o->rx_len);
     o->rx_ctx = calloc((size_t)n, sizeof *o->rx_ctx);
     if (!o->rx_mem || !o->rx_ctx) return SL_ERR_NOMEM;
+    if (o->mr_local) {
+        sl_status_t st = ofi_tx_pool(w, o, (int)n);
+        if (st != SL_OK) return st;
+    }
     pthread_mutex_lock(&o->lock);
     for (int i = 0; i < o->n_rx; i++) {
         o->rx_ctx[i] = (ofi_ctx_t){.kind = OC_RX_PKT, .buf = o->rx_mem + (size_t)i * o->rx_len};
@@ -459,7 +526,7 @@ static void ofi_rx_error(wire_t *w, struct fid_cq *cq)
         if (c->peer >= 0 && c->peer < w->size) atomic_store(&w->peers[c->peer].ofi_broken, true);
         sl_log_debug("wire: libfabric send to rank %d failed: %s", c->peer, fi_strerror(e.err));
         if (c->kind == OC_TX_BYE) w->ofi->byes_out--;
-        free(c);
+        ofi_tx_buf_put(w->ofi, c);
     }
 }
 
@@ -507,7 +574,7 @@ void ofi_reap_tx_now(wire_t *w)
             tx_done(o);
             ofi_ctx_t *c = e[i].op_context;
             if (c->kind == OC_TX_BYE) o->byes_out--;
-            if (c->kind == OC_TX_PKT || c->kind == OC_TX_BYE) free(c);
+            if (c->kind == OC_TX_PKT || c->kind == OC_TX_BYE) ofi_tx_buf_put(o, c);
             else ofi_later(w, c, 0);
         }
     }
@@ -623,14 +690,18 @@ static void ofi_put_pkt(wire_t *w, int peer, uint8_t type, uint8_t flags, uint16
         iov_gather(buf + sizeof h, iov, iovcnt, off, len);
         rc = OFI_RETRY(w, peer, fi_inject(o->ep, buf, total, o->addr[peer]));
     } else {
-        ofi_ctx_t *c = malloc(sizeof *c + total);
-        if (!c) wire_die(w, 71, "wire: out of memory sending a packet");
-        *c = (ofi_ctx_t){.kind = OC_TX_PKT, .peer = peer, .buf = (char *)(c + 1)};
-        memcpy(c->buf, &h, sizeof h);
-        iov_gather(c->buf + sizeof h, iov, iovcnt, off, len);
-        rc = OFI_RETRY(w, peer, fi_send(o->ep, c->buf, total, NULL, o->addr[peer], &c->fc));
-        ofi_tx_posted(o, rc);
-        if (rc) free(c);
+        ofi_ctx_t *c = ofi_tx_buf(w, peer, total);
+        rc = -FI_EAGAIN; /* no buffer came back: the peer is lost */
+        if (c) {
+            c->kind = OC_TX_PKT;
+            c->peer = peer;
+            memcpy(c->buf, &h, sizeof h);
+            iov_gather(c->buf + sizeof h, iov, iovcnt, off, len);
+            rc = OFI_RETRY(w, peer, fi_send(o->ep, c->buf, total, ofi_ldesc(w, o->tx_mr),
+                                            o->addr[peer], &c->fc));
+            ofi_tx_posted(o, rc);
+            if (rc) ofi_tx_buf_put(o, c);
+        }
     }
     if (rc) o->tx_seq[peer]--; /* not sent: the next one takes its number */
     pthread_mutex_unlock(&o->lock);
@@ -738,6 +809,8 @@ static void ofi_close(wire_ofi_t *o)
     pthread_mutex_destroy(&o->lock);
     free(o->rx_mem);
     free(o->rx_ctx);
+    free(o->tx_mem);
+    free(o->tx_ctx);
     free(o->addr);
     free(o->tx_seq);
     free(o->rx_seq);
@@ -766,13 +839,17 @@ static sl_status_t ofi_create(wire_t *w)
     if (st == SL_OK && pthread_create(&o->waker, NULL, ofi_waker, w) != 0) st = SL_ERR_SYS;
     o->waker_on = st == SL_OK;
     if (st != SL_OK) {
+        pthread_mutex_lock(&o->lock);
+        ofi_mr_fini(w); /* the packet buffers' registrations */
+        pthread_mutex_unlock(&o->lock);
         w->ofi = NULL;
         ofi_close(o);
         return st;
     }
-    sl_log_debug("wire: libfabric provider %s, domain %s, %d hosts, bulk copies by %s",
+    sl_log_debug("wire: libfabric provider %s, domain %s, %d hosts, bulk copies by %s%s",
                  o->info->fabric_attr->prov_name, o->info->domain_attr->name, w->n_hosts,
-                 o->rma ? "fi_read/fi_write" : "tagged messages");
+                 o->rma ? "fi_read/fi_write" : "tagged messages",
+                 o->mr_local ? ", local buffers registered (FI_MR_LOCAL)" : "");
     return SL_OK;
 }
 
@@ -793,16 +870,18 @@ static void ofi_say_bye(wire_t *w)
     for (int r = 0; r < w->size; r++) {
         wire_peer_t *p = &w->peers[r];
         if (r == w->rank || p->tp != &wire_tp_ofi || atomic_load(&p->dead)) continue;
-        ofi_ctx_t *c = malloc(sizeof *c + sizeof h);
-        if (!c) break;
-        *c = (ofi_ctx_t){.kind = OC_TX_BYE, .peer = r, .buf = (char *)(c + 1)};
+        ofi_ctx_t *c = ofi_tx_buf(w, r, sizeof h);
+        if (!c) continue; /* lost while we waited for a buffer */
+        c->kind = OC_TX_BYE;
+        c->peer = r;
         h.seq = o->tx_seq[r]++;
         memcpy(c->buf, &h, sizeof h);
-        ssize_t rc = OFI_RETRY(w, r, fi_send(o->ep, c->buf, sizeof h, NULL, o->addr[r], &c->fc));
+        ssize_t rc = OFI_RETRY(w, r, fi_send(o->ep, c->buf, sizeof h, ofi_ldesc(w, o->tx_mr),
+                                             o->addr[r], &c->fc));
         ofi_tx_posted(o, rc);
         if (rc) {
             o->tx_seq[r]--;
-            free(c);
+            ofi_tx_buf_put(o, c);
         } else {
             o->byes_out++;
         }

@@ -59,10 +59,29 @@ static ofi_op_t *op_new(wire_t *w, int peer, int kind, char *addr, size_t len)
     return oo;
 }
 
-static void op_free(ofi_op_t *oo)
+/* locked: the caller holds the transport's lock (for the registration). */
+static void op_free(wire_t *w, ofi_op_t *oo, bool locked)
 {
+    if (oo->lmr) {
+        if (!locked) pthread_mutex_lock(&w->ofi->lock);
+        ofi_mr_put(w, oo->lmr);
+        if (!locked) pthread_mutex_unlock(&w->ofi->lock);
+    }
     free(oo->ctx);
     free(oo);
+}
+
+/* FI_MR_LOCAL: register our memory of oo for its chunks (access: FI_SEND,
+ * FI_RECV, FI_READ or FI_WRITE), before anything is asked or posted, so
+ * that a failure is a refusal like a bad range.  Not under lock. */
+static sl_status_t op_register(wire_t *w, ofi_op_t *oo, uint64_t access)
+{
+    wire_ofi_t *o = w->ofi;
+    if (!o->mr_local || !oo->len) return SL_OK;
+    pthread_mutex_lock(&o->lock);
+    sl_status_t st = ofi_mr_get(w, (uintptr_t)oo->addr, oo->len, access, &oo->lmr);
+    pthread_mutex_unlock(&o->lock);
+    return st;
 }
 
 /* Under lock. */
@@ -112,9 +131,10 @@ static void op_post(wire_t *w, ofi_op_t *oo, int who, bool recv)
         ofi_ctx_t *x = &oo->ctx[c];
         *x = (ofi_ctx_t){.kind = recv ? OC_BULK_RX : OC_BULK_TX, .peer = oo->peer, .owner = oo};
         uint64_t tag = TAG(who, oo->id, c);
-        ssize_t rc = recv ? OFI_RETRY(w, oo->peer, fi_trecv(o->ep, oo->addr + off, n, NULL,
+        void *desc = ofi_ldesc(w, oo->lmr);
+        ssize_t rc = recv ? OFI_RETRY(w, oo->peer, fi_trecv(o->ep, oo->addr + off, n, desc,
                                                   o->addr[oo->peer], tag, 0, &x->fc))
-                          : OFI_RETRY(w, oo->peer, fi_tsend(o->ep, oo->addr + off, n, NULL,
+                          : OFI_RETRY(w, oo->peer, fi_tsend(o->ep, oo->addr + off, n, desc,
                                                   o->addr[oo->peer], tag, &x->fc));
         if (!recv) ofi_tx_posted(o, rc);
         op_posted(w, oo, x, rc, recv ? "posting a bulk receive" : "a bulk send");
@@ -134,9 +154,11 @@ static void op_post_rma(wire_t *w, ofi_op_t *oo)
         ofi_ctx_t *x = &oo->ctx[c];
         *x = (ofi_ctx_t){.kind = OC_BULK_TX, .peer = oo->peer, .owner = oo};
         struct iovec iov = {oo->addr + off, n};
+        void *desc = ofi_ldesc(w, oo->lmr);
         struct fi_rma_iov rma = {.addr = oo->raddr + off, .len = n, .key = oo->rkey};
-        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[oo->peer],
-                                 .rma_iov = &rma, .rma_iov_count = 1, .context = &x->fc};
+        struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
+                                 .addr = o->addr[oo->peer], .rma_iov = &rma,
+                                 .rma_iov_count = 1, .context = &x->fc};
         ssize_t rc = oo->kind == BULK_GET
                          ? OFI_RETRY(w, oo->peer, fi_readmsg(o->ep, &msg, FI_COMPLETION))
                          : OFI_RETRY(w, oo->peer, fi_writemsg(o->ep, &msg,
@@ -166,6 +188,16 @@ sl_status_t ofi_bulk(wire_t *w, wire_bulk_t *op)
     }
     oo->op = op;
     oo->rma = o->rma;
+    /* our side: a tagged get receives, a put sends; an RMA get reads into it,
+     * a put writes from it */
+    bool get = op->kind == BULK_GET;
+    sl_status_t reg = op_register(w, oo, oo->rma ? (get ? FI_READ : FI_WRITE)
+                                                 : (get ? FI_RECV : FI_SEND));
+    if (reg != SL_OK) {
+        op_free(w, oo, false);
+        bulk_finish(op, reg);
+        return reg;
+    }
     WIRE_STAT_INC(w, ofi_bulk_ops, 1);
     if (oo->rma) WIRE_STAT_INC(w, ofi_rma_ops, 1);
     pthread_mutex_lock(&o->lock);
@@ -189,7 +221,7 @@ sl_status_t ofi_bulk(wire_t *w, wire_bulk_t *op)
         if (!posted) op_unlink(w, oo);
         pthread_mutex_unlock(&o->lock);
         if (!posted) {
-            op_free(oo);
+            op_free(w, oo, false);
             bulk_finish(op, st);
             return st;
         }
@@ -226,7 +258,7 @@ static void target_rma(wire_t *w, int src, bool get, const ofi_req_t *r)
             op_link(w, oo);
         }
         pthread_mutex_unlock(&o->lock);
-        if (st != SL_OK) op_free(oo);
+        if (st != SL_OK) op_free(w, oo, false);
     }
     ofi_req_t ready = {.id = r->id, .status = st, .flags = OFI_REQ_RMA};
     if (st == SL_OK) {
@@ -257,7 +289,7 @@ static void target_release(wire_t *w, int src, uint32_t id)
         ofi_mr_put(w, oo->mr);
     }
     pthread_mutex_unlock(&o->lock);
-    if (oo) op_free(oo);
+    if (oo) op_free(w, oo, false);
 }
 
 /* Target side: a get (we send) or a put (we receive) of a peer. */
@@ -274,6 +306,8 @@ static void target_start(wire_t *w, int src, bool get, const ofi_req_t *r)
     else if (!(oo = op_new(w, src, get ? BULK_GET : BULK_PUT, (char *)(uintptr_t)r->addr,
                            (size_t)r->len)))
         st = SL_ERR_NOMEM;
+    else if ((st = op_register(w, oo, get ? FI_SEND : FI_RECV)) != SL_OK) /* we send / receive */
+        op_free(w, oo, false), oo = NULL;
     if (st == SL_OK && oo->chunks) {
         oo->id = r->id;
         oo->left = oo->chunks;
@@ -282,7 +316,7 @@ static void target_start(wire_t *w, int src, bool get, const ofi_req_t *r)
         op_post(w, oo, src, !get);
         pthread_mutex_unlock(&o->lock);
     } else if (oo) {
-        op_free(oo); /* nothing to move */
+        op_free(w, oo, false); /* nothing to move */
         oo = NULL;
     }
     if (st != SL_OK)
@@ -307,7 +341,7 @@ static void requester_end(wire_t *w, ofi_op_t *oo)
 {
     if (oo->hold) send_req(w, oo->peer, WIRE_T_OFI_RELEASE, (ofi_req_t){.id = oo->id});
     bulk_finish(oo->op, oo->status);
-    op_free(oo);
+    op_free(w, oo, false);
 }
 
 /* Cancel oo's chunks still out (under lock): they come back as errors. */
@@ -398,7 +432,7 @@ void ofi_bulk_done(wire_t *w, ofi_ctx_t *c)
         if (oo->kind == BULK_PUT || oo->status != SL_OK)
             send_req(w, oo->peer, WIRE_T_OFI_DONE,
                      (ofi_req_t){.id = oo->id, .status = oo->status});
-        op_free(oo);
+        op_free(w, oo, false);
     }
 }
 
@@ -435,7 +469,7 @@ void ofi_bulk_peer_gone(wire_t *w, int peer)
             pthread_mutex_lock(&o->lock);
             ofi_mr_put(w, oo->mr);
             pthread_mutex_unlock(&o->lock);
-            op_free(oo);
+            op_free(w, oo, false);
         }
     }
 }
@@ -448,6 +482,6 @@ void ofi_bulk_fini(wire_t *w)
         o->ops = oo->next;
         if (oo->op) bulk_finish(oo->op, SL_ERR_PEER_DEAD);
         if (oo->mr) ofi_mr_put(w, oo->mr);
-        op_free(oo);
+        op_free(w, oo, true);
     }
 }

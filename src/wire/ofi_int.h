@@ -42,6 +42,7 @@ typedef struct ofi_ctx {
     char *buf;       /* OC_RX_PKT: the posted buffer; OC_TX_PKT: the packet copy */
     int err;         /* a bulk chunk's outcome (libfabric error number, 0 fine) */
     bool over;       /* a bulk chunk has completed */
+    bool pooled;     /* OC_TX_*: a buffer of the registered pool (FI_MR_LOCAL), else malloc'd */
     struct ofi_ctx *later; /* queued for the drainer (o->later) */
 } ofi_ctx_t;
 
@@ -72,6 +73,7 @@ typedef struct ofi_op {
     bool hold;           /* rma requester: the target holds a registration for it */
     uint64_t rkey, raddr; /* rma requester: the target's key and address (READY) */
     ofi_mr_t *mr;        /* rma target: the registration it holds */
+    ofi_mr_t *lmr;       /* FI_MR_LOCAL: the registration of our memory its chunks use */
     ofi_ctx_t *ctx;      /* [chunks] */
 } ofi_op_t;
 
@@ -95,6 +97,15 @@ struct wire_ofi {
     size_t rx_len;
     char *rx_mem;
     ofi_ctx_t *rx_ctx;
+
+    /* FI_MR_LOCAL (SLUICE_OFI_MR_LOCAL): every buffer handed to the provider
+     * is registered; packets then go from a registered pool (tx_*), not
+     * from a malloc'd copy each */
+    bool mr_local;
+    ofi_mr_t *rx_mr, *tx_mr;
+    int n_tx;
+    char *tx_mem;
+    ofi_ctx_t *tx_ctx, *tx_free;
 
     /* completions read by a waiting thread's check (ofi_ready), for the drainer */
     struct fi_cq_tagged_entry stash[OFI_STASH];
@@ -168,6 +179,14 @@ sl_status_t ofi_mr_get(wire_t *w, uintptr_t addr, size_t len, uint64_t access, o
 void ofi_mr_put(wire_t *w, ofi_mr_t *m);
 /* The address a peer names for addr in an fi_read/fi_write with m's key. */
 uint64_t ofi_mr_raddr(const wire_t *w, const ofi_mr_t *m, uintptr_t addr);
+/* The local descriptor of m for an fi_* call (NULL for NULL m: no
+ * FI_MR_LOCAL), counted. */
+static inline void *ofi_ldesc(wire_t *w, const ofi_mr_t *m)
+{
+    if (!m) return NULL;
+    WIRE_STAT_INC(w, ofi_mr_local, 1);
+    return fi_mr_desc(m->mr);
+}
 void ofi_mr_fini(wire_t *w);
 
 /* ofi_bulk.c */

@@ -39,4 +39,5 @@ WIRE_STAT_FIELD_(ofi_trywait_busy)  /* waker pauses: the provider refused to sle
 WIRE_STAT_FIELD_(ofi_rma_ops)       /* of ofi_bulk_ops: by fi_read/fi_write (SLUICE_OFI_RMA) */
 WIRE_STAT_FIELD_(ofi_mr_regs)       /* memory registrations made (fi_mr_reg) */
 WIRE_STAT_FIELD_(ofi_mr_hits)       /* transfers that reused a cached registration */
+WIRE_STAT_FIELD_(ofi_mr_local)      /* transfers and packets posted with a local descriptor */
 WIRE_STAT_FIELD_(ofi_mr_drops)      /* registrations closed (evicted, or last use ended) */

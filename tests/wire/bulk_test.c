@@ -9,7 +9,10 @@
  * SLUICE_WIRE=ofi): every copy must go through it, by fi_read/fi_write
  * when SLUICE_OFI_RMA=on and by tagged messages when off, as its counters
  * tell; the target's registrations are counted too (made, reused; none
- * reused with SLUICE_OFI_MR_CACHE=0).
+ * reused with SLUICE_OFI_MR_CACHE=0).  With SLUICE_OFI_MR_LOCAL=on every
+ * buffer handed to libfabric is registered: both sides' packet buffers
+ * (2 registrations each), each copy's memory at the requester, and at the
+ * target of a tagged copy; both sides post descriptors.
  * usage: bulk_test [cma|staged|heap|ofi] */
 #include "util/status.h"
 #include "wtest.h"
@@ -46,16 +49,28 @@ static sl_status_t bulk_now(wt_ctx_t *c, int kind, uint64_t raddr, void *laddr, 
 /* Over libfabric: every copy went through it, by RMA as SLUICE_OFI_RMA
  * says; with RMA the target registered (or reused a registration) once per
  * copy, and reused some (the rounds of one size share pages). */
-static void check_ofi(const wire_stats_t *s, uint64_t target_regs, uint64_t target_hits)
+static void check_ofi(const wire_stats_t *s, uint64_t target_regs, uint64_t target_hits,
+                      uint64_t target_descs)
 {
-    const char *rma = getenv("SLUICE_OFI_RMA");
+    const char *rma = getenv("SLUICE_OFI_RMA"), *mrl = getenv("SLUICE_OFI_MR_LOCAL");
     CHECK_EQ(s->ofi_bulk_ops, s->gets + s->puts);
+    uint64_t pool = 0; /* the packet buffers' registrations, on each side */
+    if (mrl && !strcmp(mrl, "on")) {
+        pool = 2;
+        CHECK_EQ(s->ofi_mr_regs + s->ofi_mr_hits, pool + s->ofi_bulk_ops); /* ours, per copy */
+        CHECK(s->ofi_mr_local > s->ofi_bulk_ops);
+        CHECK(target_descs > 0);
+        if (rma && !strcmp(rma, "off")) /* the target's memory of each tagged copy */
+            CHECK_EQ(target_regs + target_hits, pool + s->ofi_bulk_ops);
+    } else {
+        CHECK_EQ(s->ofi_mr_local + target_descs, 0);
+    }
     if (rma && !strcmp(rma, "off")) {
         CHECK_EQ(s->ofi_rma_ops, 0);
-        CHECK_EQ(target_regs + target_hits, 0);
+        if (!pool) CHECK_EQ(target_regs + target_hits, 0);
     } else if (rma && !strcmp(rma, "on")) {
         CHECK_EQ(s->ofi_rma_ops, s->ofi_bulk_ops);
-        CHECK_EQ(target_regs + target_hits, s->ofi_rma_ops);
+        CHECK_EQ(target_regs + target_hits, pool + s->ofi_rma_ops);
         const char *cache = getenv("SLUICE_OFI_MR_CACHE");
         if (cache && !strcmp(cache, "0")) CHECK_EQ(target_hits, 0); /* one copy at a time */
         else CHECK(target_hits > 0);
@@ -146,17 +161,18 @@ int main(int argc, char **argv)
     wire_get_stats(c.wire, &s);
     if (c.rank == 1) {
         CHECK_EQ(s.split_copies, 0); /* it only helps */
-        uint64_t target[3] = {s.split_pieces_helped, s.ofi_mr_regs, s.ofi_mr_hits};
+        uint64_t target[4] = {s.split_pieces_helped, s.ofi_mr_regs, s.ofi_mr_hits,
+                              s.ofi_mr_local};
         wt_send(&c, 0, T_HELPED, target, sizeof target);
         free(wt_recv_from(&c, 0, T_FIN)); /* serving rank 0's last requests meanwhile */
     }
     if (c.rank == 0) {
         wt_msg_t *h = wt_recv_from(&c, peer, T_HELPED);
-        uint64_t target[3];
+        uint64_t target[4];
         memcpy(target, h->data, sizeof target);
         free(h);
         CHECK_EQ(target[0], s.split_pieces_peer);
-        if (ofi) check_ofi(&s, target[1], target[2]);
+        if (ofi) check_ofi(&s, target[1], target[2], target[3]);
         const char *split = getenv("SLUICE_BULK_SPLIT");
         if (split && !strcmp(split, "0")) {
             CHECK_EQ(s.split_copies, 0);
