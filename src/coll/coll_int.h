@@ -4,6 +4,7 @@
  *   async.c     the progress thread that moves asynchronous runs
  *   tree.c      tree shapes
  *   select.c    variant names, the default table, SLUICE_COLL_<KIND>
+ *   roundopt.c  the round-optimal broadcast's plans (roundopt.h)
  *   gen_*.c     the generators, one file per family of collectives */
 #ifndef SL_COLL_INT_H
 #define SL_COLL_INT_H
