@@ -126,13 +126,13 @@ static sl_status_t bcast_scatter_allgather(coll_sched_t *s, size_t len, int root
 
 /* Round-optimal: n blocks in n - 1 + ceil(log2 p) rounds (roundopt.c);
  * block i is tagged i, a send waits for its block's receive.  Without a
- * segment size the blocks are COLL_ROUNDOPT_SEG bytes. */
+ * segment size the blocks are coll_roundopt_block's. */
 static sl_status_t bcast_roundopt(coll_sched_t *s, const coll_alg_t *a, size_t len, int root)
 {
     int n = s->size, vr = (s->rank - root + n) % n;
     if (n > COLL_ROUNDOPT_PMAX) return SL_ERR_INVALID; /* no table: the caller falls back */
     coll_alg_t seg_alg = *a;
-    if (!seg_alg.seg) seg_alg.seg = COLL_ROUNDOPT_SEG;
+    if (!seg_alg.seg) seg_alg.seg = coll_roundopt_block(n, len);
     size_t nseg, seg = coll_seg_of(&seg_alg, len, 1, &nseg);
     coll_ro_xfer_t *xf;
     int nx;

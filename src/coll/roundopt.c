@@ -28,6 +28,22 @@ int coll_roundopt_rounds(int p, int nblk)
     return nblk - 1 + log2_ceil(p);
 }
 
+static size_t isqrt(size_t v)
+{
+    size_t r = 0;
+    while ((r + 1) * (r + 1) <= v) r++;
+    return r;
+}
+
+size_t coll_roundopt_block(int p, size_t len)
+{
+    int q = log2_ceil(p);
+    if (q <= 1 || len <= COLL_ROUNDOPT_AB) return len ? len : 1;
+    size_t n = isqrt((size_t)(q - 1) * (len / COLL_ROUNDOPT_AB));
+    if (n < 1) n = 1;
+    return (len + n - 1) / n;
+}
+
 typedef struct ro_play {
     int p, q, n, x, me;
     int skip[8];

@@ -10,10 +10,12 @@
 #include "util/status.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define COLL_ROUNDOPT_PMAX 128
-/* Block size when the variant names no seg= */
-#define COLL_ROUNDOPT_SEG 65536
+/* A message's fixed cost in bytes of transfer (alpha / beta: about 1 us
+ * at 16 GB/s on shared memory), for the default block size */
+#define COLL_ROUNDOPT_AB 16384
 
 /* [p]: p - 1 rows (ranks 1..p-1) of q characters, R + q + 'A'. */
 extern const char *const coll_roundopt_tab[COLL_ROUNDOPT_PMAX + 1];
@@ -35,5 +37,11 @@ sl_status_t coll_roundopt_plan(int p, int nblk, int me, coll_ro_xfer_t **out, in
 
 /* Rounds of the broadcast: nblk - 1 + ceil(log2 p). */
 int coll_roundopt_rounds(int p, int nblk);
+
+/* The block size for len bytes among p ranks when the variant names none:
+ * the n that minimises (n - 1 + q)(alpha + beta len / n) is
+ * sqrt((q - 1) len beta / alpha) blocks; one block (the whole message)
+ * for p <= 2, where there is nothing to pipeline. */
+size_t coll_roundopt_block(int p, size_t len);
 
 #endif

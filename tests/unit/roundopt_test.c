@@ -103,6 +103,12 @@ int main(void)
     CHECK_EQ(coll_roundopt_plan(4, 3, 0, NULL, &nx), SL_ERR_INVALID);
     CHECK_OK(coll_roundopt_plan(1, 5, 0, &xf, &nx));
     CHECK(nx == 0 && xf == NULL);
+    /* default blocks: sqrt((q - 1) len / COLL_ROUNDOPT_AB) of them */
+    CHECK_EQ(coll_roundopt_block(2, 4 << 20), 4 << 20);          /* nothing to pipeline */
+    CHECK_EQ(coll_roundopt_block(4, 4 << 20), 256 << 10);        /* q 2: 16 blocks */
+    CHECK_EQ(coll_roundopt_block(8, 4 << 20), (4 << 20) / 22 + 1); /* q 3: 22 */
+    CHECK_EQ(coll_roundopt_block(8, 1000), 1000);
+    CHECK_EQ(coll_roundopt_block(8, 0), 1);
     for (int p = 2; p <= COLL_ROUNDOPT_PMAX; p++) {
         int q = log2_ceil(p);
         for (int n = 1; n <= 4 * q + 5; n++) check_size(p, n);
