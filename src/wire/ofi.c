@@ -378,6 +378,7 @@ static ofi_ctx_t *ofi_tx_buf(wire_t *w, int peer, size_t total)
         *c = (ofi_ctx_t){.buf = (char *)(c + 1)};
         return c;
     }
+    if (total > o->rx_len) wire_die(w, 70, "wire: a %zu-byte packet for the pool", total);
     uint64_t t0 = 0;
     while (!o->tx_free && ofi_again(w, peer, &t0)) {}
     ofi_ctx_t *c = o->tx_free;
