@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -139,4 +140,18 @@ sl_status_t sl_random_bytes(void *buf, size_t len)
         len -= (size_t)n;
     }
     return SL_OK;
+}
+
+char sl_proc_state(pid_t pid, pid_t tid)
+{
+    char path[96], buf[256];
+    if (tid) snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    else snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* "pid (comm) S ...": the name may hold anything */
+    return paren && paren[1] == ' ' ? paren[2] : 0;
 }

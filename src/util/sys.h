@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SL_CACHE_LINE 64
 #define SL_ALIGNED_LINE __attribute__((aligned(SL_CACHE_LINE)))
@@ -60,5 +61,9 @@ void sl_mem_zero_lazy(void *addr, size_t len);
 
 /* Fill buf with len bytes from the kernel's CSPRNG (getrandom). */
 sl_status_t sl_random_bytes(void *buf, size_t len);
+
+/* The state letter of process pid (tid 0) or of its thread tid, from
+ * /proc ('R', 'S', 'T', 'Z', ...); 0 when it cannot be read. */
+char sl_proc_state(pid_t pid, pid_t tid);
 
 #endif

@@ -124,15 +124,7 @@ void shm_populate_peer(wire_t *w, wire_peer_t *p)
 static bool pid_ended(pid_t pid)
 {
     if (kill(pid, 0) != 0) return errno == ESRCH;
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')'); /* the name may hold anything */
-    return paren && paren[1] == ' ' && paren[2] == 'Z';
+    return sl_proc_state(pid, 0) == 'Z';
 }
 
 /* Is the segment at path one of ours whose creator has died?  Its header

@@ -17,11 +17,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mpi_expect.h"
+#include "util/sys.h"
 
 #define N 300
 
@@ -39,16 +39,10 @@ static bool others_asleep(void)
     bool asleep = true;
     pid_t me = getpid();
     for (struct dirent *e; asleep && (e = readdir(d));) {
-        if (e->d_name[0] == '.' || atoi(e->d_name) == me) continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        const char *rp = strrchr(buf, ')'); /* "pid (comm) S ..." */
-        if (rp && rp[1] == ' ' && rp[2] != 'S') asleep = false;
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (e->d_name[0] == '.' || tid == me) continue;
+        char st = sl_proc_state(me, tid);
+        if (st && st != 'S') asleep = false; /* (0: the thread has gone) */
     }
     closedir(d);
     return asleep;

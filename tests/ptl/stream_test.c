@@ -29,6 +29,7 @@
  *     the entry's bytes past the first fragment are untouched.
  * usage: stream_test [order|disable|crash] */
 #include "ptest.h"
+#include "util/sys.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -284,13 +285,7 @@ static void order(env_t *v)
 /* Is process pid stopped (state T in /proc)? */
 static bool stopped(pid_t pid)
 {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool t = fgets(line, sizeof line, f) && strstr(line, ") T ") != NULL;
-    fclose(f);
-    return t;
+    return sl_proc_state(pid, 0) == 'T';
 }
 
 /* The first fragment has reached the entry: the engine has started a
