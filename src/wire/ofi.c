@@ -86,8 +86,10 @@ static int ofi_try_getinfo(bool rma, bool mr_local, struct fi_info **out)
     return rc;
 }
 
-/* A provider, with RMA as SLUICE_OFI_RMA asks (auto: if one offers it). */
-static sl_status_t ofi_getinfo(struct fi_info **out, bool *rma)
+/* A provider, with RMA as SLUICE_OFI_RMA asks (auto: if one offers it);
+ * *mr_local: register local buffers (SLUICE_OFI_MR_LOCAL=on, or the
+ * provider kept FI_MR_LOCAL). */
+static sl_status_t ofi_getinfo(struct fi_info **out, bool *rma, bool *mr_local)
 {
     int mode = ofi_rma_mode(), mrl = ofi_mr_local_mode();
     if (mode < 0 || mrl < 0) return SL_ERR_CONFIG;
@@ -105,6 +107,7 @@ static sl_status_t ofi_getinfo(struct fi_info **out, bool *rma)
                      prov ? prov : "", fi_strerror(-rc));
         return SL_ERR_CONFIG;
     }
+    *mr_local = mrl == 1 || ((*out)->domain_attr->mr_mode & FI_MR_LOCAL);
     return SL_OK;
 }
 
@@ -134,10 +137,9 @@ const char *wire_ofi_providers(char *buf, size_t len)
 
 static sl_status_t ofi_open(wire_t *w, wire_ofi_t *o)
 {
-    sl_status_t st = ofi_getinfo(&o->info, &o->rma);
+    sl_status_t st = ofi_getinfo(&o->info, &o->rma, &o->mr_local);
     if (st != SL_OK) return st;
     struct fi_info *fi = o->info;
-    o->mr_local = ofi_mr_local_mode() == 1 || (fi->domain_attr->mr_mode & FI_MR_LOCAL);
     struct fi_cq_attr rxa = {.format = FI_CQ_FORMAT_TAGGED, .size = 4096,
                              .wait_obj = FI_WAIT_FD};
     /* the send queue also completes fi_read/fi_write, which a sleeping
@@ -347,7 +349,6 @@ void ofi_post_rx(wire_t *w, ofi_ctx_t *c)
  * sending (each as large as a receive buffer) on a free list. */
 static sl_status_t ofi_tx_pool(wire_t *w, wire_ofi_t *o, int n)
 {
-    o->n_tx = n;
     o->tx_mem = malloc((size_t)n * o->rx_len);
     o->tx_ctx = calloc((size_t)n, sizeof *o->tx_ctx);
     if (!o->tx_mem || !o->tx_ctx) return SL_ERR_NOMEM;

@@ -103,7 +103,6 @@ struct wire_ofi {
      * from a malloc'd copy each */
     bool mr_local;
     ofi_mr_t *rx_mr, *tx_mr;
-    int n_tx;
     char *tx_mem;
     ofi_ctx_t *tx_ctx, *tx_free;
 
