@@ -130,12 +130,12 @@ static sl_status_t bcast_scatter_allgather(coll_sched_t *s, size_t len, int root
 static sl_status_t bcast_roundopt(coll_sched_t *s, const coll_alg_t *a, size_t len, int root)
 {
     int n = s->size, vr = (s->rank - root + n) % n;
-    if (n > COLL_ROUNDOPT_PMAX) return SL_ERR_INVALID; /* no table: the caller falls back */
     coll_alg_t seg_alg = *a;
     if (!seg_alg.seg) seg_alg.seg = coll_roundopt_block(n, len);
     size_t nseg, seg = coll_seg_of(&seg_alg, len, 1, &nseg);
     coll_ro_xfer_t *xf;
     int nx;
+    /* more ranks than the table has (SL_ERR_INVALID): the caller falls back */
     sl_status_t st = coll_roundopt_plan(n, (int)nseg, vr, &xf, &nx);
     if (st != SL_OK) return st == SL_ERR_PROTO ? SL_ERR_INVALID : st;
     int *got = malloc(sizeof(int) * nseg);
