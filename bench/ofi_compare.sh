@@ -4,9 +4,10 @@
 # tcp over loopback) against MPICH forced onto TCP (UCX_TLS=tcp,self and
 # MPIR_CVAR_NOLOCAL=1, so its own shared memory is not used either) and
 # Open MPI forced onto TCP (--mca btl tcp,self --mca pml ob1), all running
-# bench/mpi_pingpong.c in the same run (Sluice twice: bulk copies by
+# bench/mpi_pingpong.c in the same run (Sluice three times: bulk copies by
 # fi_read/fi_write, SLUICE_OFI_RMA=on, the "sluice" column the ratios use,
-# and by tagged messages, "sluice_tagged"); and the provider's own floor,
+# and by tagged messages, "sluice_tagged"; and over libfabric's sockets
+# provider, "sluice_sockets"); and the provider's own floor,
 # fi_pingpong (tcp, rdm, msg mode) from libfabric-bin.  Prints latency,
 # bandwidth and message-rate tables with ratios against the better of MPICH
 # and Open MPI, and Sluice's latency over fi_pingpong's.
@@ -31,6 +32,8 @@ run() { # name mpicc launcher...
 run sluice "$build/bin/mpicc" env SLUICE_OFI_RMA=on "$build/bin/sluicerun" --hosts a:1,b:1 --bind-to core
 run sluice_tagged "$build/bin/mpicc" env SLUICE_OFI_RMA=off "$build/bin/sluicerun" --hosts a:1,b:1 \
     --bind-to core
+run sluice_sockets "$build/bin/mpicc" env SLUICE_OFI_PROVIDER=sockets "$build/bin/sluicerun" \
+    --hosts a:1,b:1 --bind-to core
 run mpich mpicc.mpich env UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1 \
         mpiexec.mpich -launcher fork -bind-to core -n 2
 run openmpi mpicc.openmpi mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core \

@@ -831,6 +831,19 @@ static sl_status_t wire_wait_loop(wire_t *w, int64_t timeout_ns, int64_t spin_ns
     }
 }
 
+/* A transport whose provider moves the data in a polling thread of its own
+ * (the libfabric sockets provider): a waiter that spins keeps that thread
+ * off the CPU, and each message waited for a scheduler slice (1 ms
+ * one-way).  Every wait of the process then follows the oversubscribed
+ * policy: yield from the start, a short budget. */
+void wire_own_cpus_shared(wire_t *w)
+{
+    w->oversubscribed = true;
+    w->yield = true;
+    sl_wait_policy_set(w->spin_ns, true, true);
+    w->spin_ns = sl_wait_policy().spin_ns;
+}
+
 bool wire_oversubscribed(const wire_t *w)
 {
     return w->oversubscribed;

@@ -359,6 +359,10 @@ void shm_wake(wire_t *w, shm_hdr_t *h);
  * each end is handled once, by the thread that finds it.  Returns whether
  * a peer has died (ended without leaving), now or before. */
 bool wire_check_dead(wire_t *w);
+/* The transport's provider progresses in a polling thread of its own:
+ * every wait of the process yields from the start (util/wait.h,
+ * oversubscribed). */
+void wire_own_cpus_shared(wire_t *w);
 /* Log the formatted reason and end the job with code (corruption, a broken
  * invariant: nothing this rank can recover from). */
 #define wire_die(w, code, ...) boot_abortf((w)->boot, (code), __VA_ARGS__)
