@@ -13,8 +13,10 @@
 #   mpi.mod and the Fortran tests
 #   libfabric transport (src/wire/ofi.c): libfabric-dev; libfabric-bin has fi_info
 #   and fi_pingpong (bench/ofi_compare.sh)
+#   applications built against MPICH, run on Sluice's MPICH ABI library
+#   (tests/apps): scalapack-mpi-test, ScaLAPACK's own test programs
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind gfortran python3 libfabric-dev libfabric-bin"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind gfortran python3 libfabric-dev libfabric-bin scalapack-mpi-test"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

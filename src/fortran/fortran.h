@@ -14,15 +14,31 @@
 extern MPI_Fint sl_f_bottom_, sl_f_in_place_, sl_f_unweighted_, sl_f_weights_empty_;
 extern MPI_Fint sl_f_status_ignore_[5], sl_f_statuses_ignore_[5], sl_f_errcodes_ignore_[1];
 
+/* The same constants in MPICH's blocks (COMMON /MPIPRIV1/ MPI_BOTTOM,
+ * MPI_IN_PLACE, MPI_STATUS_IGNORE and /MPIPRIV2/ MPI_STATUSES_IGNORE,
+ * MPI_ERRCODES_IGNORE), for MPICH-built programs on the ABI library. */
+struct sl_f_mpich_priv1 {
+    MPI_Fint bottom, in_place, status_ignore[5];
+};
+struct sl_f_mpich_priv2 {
+    MPI_Fint statuses_ignore[5], errcodes_ignore[1];
+};
+extern struct sl_f_mpich_priv1 mpipriv1_;
+extern struct sl_f_mpich_priv2 mpipriv2_;
+
+#define SL_F_IS(p, a) ((const void *)(p) == (const void *)(a))
 #define SL_F_BUF(p)                                                                         \
-    ((void *)(p) == (void *)&sl_f_bottom_     ? MPI_BOTTOM                                  \
-     : (void *)(p) == (void *)&sl_f_in_place_ ? MPI_IN_PLACE                                \
-                                              : (void *)(p))
+    (SL_F_IS(p, &sl_f_bottom_) || SL_F_IS(p, &mpipriv1_.bottom)       ? MPI_BOTTOM          \
+     : SL_F_IS(p, &sl_f_in_place_) || SL_F_IS(p, &mpipriv1_.in_place) ? MPI_IN_PLACE        \
+                                                                      : (void *)(p))
 #define SL_F_STATUS(p)                                                                      \
-    ((void *)(p) == (void *)sl_f_status_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)(void *)(p))
+    (SL_F_IS(p, sl_f_status_ignore_) || SL_F_IS(p, mpipriv1_.status_ignore)                 \
+         ? MPI_STATUS_IGNORE                                                                \
+         : (MPI_Status *)(void *)(p))
 #define SL_F_STATUSES(p)                                                                    \
-    ((void *)(p) == (void *)sl_f_statuses_ignore_ ? MPI_STATUSES_IGNORE                     \
-                                                  : (MPI_Status *)(void *)(p))
+    (SL_F_IS(p, sl_f_statuses_ignore_) || SL_F_IS(p, mpipriv2_.statuses_ignore)             \
+         ? MPI_STATUSES_IGNORE                                                              \
+         : (MPI_Status *)(void *)(p))
 
 /* A Fortran string of len characters as a C string (trailing blanks
  * dropped), malloc'd; NULL if out of memory (the call then sees NULL and

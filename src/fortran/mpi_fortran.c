@@ -17,6 +17,18 @@ MPI_Fint sl_f_unweighted_ SL_F_COMMON, sl_f_weights_empty_ SL_F_COMMON;
 MPI_Fint sl_f_status_ignore_[5] SL_F_COMMON, sl_f_statuses_ignore_[5] SL_F_COMMON;
 MPI_Fint sl_f_errcodes_ignore_[1] SL_F_COMMON;
 
+/* MPICH's mpif.h and mpi module keep the same constants in blocks of their
+ * own: an MPICH-built Fortran program run on the MPICH ABI library (whose
+ * libmpichfort.so.12 is these wrappers; src/CMakeLists.txt) passes their
+ * addresses.  Such a program defines the blocks itself, and its copies take
+ * the place of these when it is loaded. */
+struct sl_f_mpich_priv1 mpipriv1_ SL_F_COMMON;
+struct sl_f_mpich_priv2 mpipriv2_ SL_F_COMMON;
+struct {
+    char argvs_null[1], argv_null[1];
+} mpiprivc_ SL_F_COMMON;
+MPI_Fint mpifcmb5_ SL_F_COMMON, mpifcmb9_ SL_F_COMMON;
+
 /* The longest string an MPI call writes (MPI_MAX_* of mpi.h are shorter). */
 #define SL_F_MAX_STRING 4096
 
@@ -86,8 +98,18 @@ static int predefined_key(int key)
            key == MPI_LASTUSEDCODE;
 }
 
+/* MPICH's mpif.h numbers the predefined keys one above C's (MPI_TAG_UB
+ * 0x64400002, ...: even, C's odd), so that its library knows a Fortran
+ * caller; Sluice's mpif.h has C's numbers.  Both are taken (an
+ * MPICH-built program on the ABI library passes the former). */
+static int c_key(int key)
+{
+    return key >= 0x64400002 && key <= 0x6440000e && !(key & 1) ? key - 1 : key;
+}
+
 static int get_attr(MPI_Comm comm, int key, MPI_Aint *value, int *flag)
 {
+    key = c_key(key);
     void *p = NULL;
     int rc = MPI_Comm_get_attr(comm, key, &p, flag);
     if (rc == MPI_SUCCESS && *flag)
@@ -106,7 +128,7 @@ void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *key, MPI_Aint *value, MPI_Fint
 void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *key, MPI_Aint *value, MPI_Fint *ierror);
 void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *key, MPI_Aint *value, MPI_Fint *ierror)
 {
-    *ierror = MPI_Comm_set_attr((MPI_Comm)*comm, *key, (void *)(intptr_t)*value);
+    *ierror = MPI_Comm_set_attr((MPI_Comm)*comm, c_key(*key), (void *)(intptr_t)*value);
 }
 
 /* MPI-1's forms: INTEGER attribute values. */
@@ -123,5 +145,5 @@ void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *key, MPI_Fint *value, MPI_Fint *fla
 void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *key, MPI_Fint *value, MPI_Fint *ierror);
 void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *key, MPI_Fint *value, MPI_Fint *ierror)
 {
-    *ierror = MPI_Comm_set_attr((MPI_Comm)*comm, *key, (void *)(intptr_t)*value);
+    *ierror = MPI_Comm_set_attr((MPI_Comm)*comm, c_key(*key), (void *)(intptr_t)*value);
 }

@@ -51,6 +51,12 @@ if [ -e "$build/lib/sluice-mpich/libmpich.so.12" ]; then
         || fail "$abi/libmpi.so.12 is not a symlink to libmpich.so.12"
     [ ! -e "$prefix/$abi/libmpich.so" ] || fail "$abi/libmpich.so installed"
     [ ! -e "$prefix/$libdir/libmpich.so.12" ] || fail "libmpich.so.12 installed in $libdir"
+    if [ -e "$build/lib/sluice-mpich/libmpichfort.so.12" ]; then # the Fortran bindings' name
+        [ -f "$prefix/$abi/libmpichfort.so.12" ] || fail "not installed: $abi/libmpichfort.so.12"
+        [ "$(readlink "$prefix/$abi/libmpifort.so.12")" = libmpichfort.so.12 ] \
+            || fail "$abi/libmpifort.so.12 is not a symlink to libmpichfort.so.12"
+        [ ! -e "$prefix/$abi/libmpichfort.so" ] || fail "$abi/libmpichfort.so installed"
+    fi
 fi
 echo "layout: ok"
 
@@ -77,6 +83,15 @@ run_in() { # run_in PREFIX
         LD_LIBRARY_PATH="$p/$abi" "$p/$bindir/mpiexec" -n 2 --timeout 30 "$mpich_prog" sluice \
             > "$tmp/abi.out" 2>&1 || { cat "$tmp/abi.out"; fail "MPICH-built program on $p/$abi"; }
         echo "MPICH-built program on $p/$abi: ok"
+    fi
+    # ... and an MPICH-built Fortran program (libmpichfort.so.12 too)
+    fort_prog=$build/tests/fortran/fortran_p2p_f77_mpich
+    if [ -e "$p/$abi/libmpichfort.so.12" ] && [ -x "$fort_prog" ]; then
+        LD_LIBRARY_PATH="$p/$abi" ldd "$fort_prog" | grep -q "libmpichfort.so.12 => $p/$abi/" \
+            || fail "$fort_prog does not load $p/$abi/libmpichfort.so.12"
+        LD_LIBRARY_PATH="$p/$abi" "$p/$bindir/mpiexec" -n 2 --timeout 30 "$fort_prog" \
+            > "$tmp/fabi.out" 2>&1 || { cat "$tmp/fabi.out"; fail "MPICH-built Fortran program on $p/$abi"; }
+        echo "MPICH-built Fortran program on $p/$abi: ok"
     fi
 }
 run_in "$prefix"
