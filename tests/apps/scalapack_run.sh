@@ -6,7 +6,8 @@
 # its input files; the test fails on a non-zero exit, on any check the
 # program reports failed, or when it reports no passed check at all.
 # Exit 77 (skipped) when the package is not installed.
-# usage: scalapack_run.sh <libdir> <sluicerun> <ranks> <program, relative to
+# usage: scalapack_run.sh <libdir> <sluicerun> <ranks, or virtual hosts
+#        such as a:2,b:2> <program, relative to
 #        the mpich-tests directory, e.g. xdlu or PBLAS/dpb1tst> [exit status:
 #        0, or 255 for the BLACS tests, which end by testing BLACS_ABORT]
 set -u
@@ -18,12 +19,16 @@ if [ ! -x "$exe" ]; then
     echo "skipped: $exe is not installed (Debian package scalapack-mpi-test)"
     exit 77
 fi
+case $np in
+*:*) where="--hosts $np" ;; # across virtual hosts: libfabric between them
+*) where="-n $np" ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for f in "$(dirname "$exe")"/*.dat; do ln -s "$f" "$tmp/"; done
 cd "$tmp" || exit 1
 sh "$here/../mpi/mpich_abi_run.sh" "$libdir" "$exe" \
-    "$run" -n "$np" --bind-to none "$exe" > out.txt 2>&1
+    "$run" $where --bind-to none "$exe" > out.txt 2>&1
 rc=$?
 cat out.txt
 if [ $rc -ne "$want" ]; then
