@@ -2,7 +2,8 @@
 # Install the Debian packages Sluice needs to build, test and benchmark
 # (skips apt entirely when everything is already there).
 #   build: gcc, make, cmake          tests: mpich (Hydra launcher, PMI-1 peer)
-#   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh), libfftw3-dev (bench/fft3d.c)
+#   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh), libfftw3-dev (bench/fft3d.c),
+#   netpipe-mpich2 and netpipe-openmpi (NetPIPE, bench/netpipe_compare.sh)
 #   simulator figures: gnuplot-nox; the BookSim cross-check (sim/booksim): flex, bison
 #   fuzz targets (tests/fuzz, scripts/fuzz.sh): clang and its runtime with libFuzzer
 #   PMIx client (src/boot/boot_pmix.c): libpmix-dev; its tests run under
@@ -16,7 +17,7 @@
 #   applications built against MPICH, run on Sluice's MPICH ABI library
 #   (tests/apps): scalapack-mpi-test, ScaLAPACK's own test programs
 set -eu
-pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind gfortran python3 libfabric-dev libfabric-bin scalapack-mpi-test"
+pkgs="build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox libfftw3-dev flex bison clang libclang-rt-14-dev libpmix-dev slurm-wlm munge valgrind gfortran python3 libfabric-dev libfabric-bin scalapack-mpi-test netpipe-mpich2 netpipe-openmpi"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
