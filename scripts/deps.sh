@@ -3,7 +3,8 @@
 # (skips apt entirely when everything is already there).
 #   build: gcc, make, cmake          tests: mpich (Hydra launcher, PMI-1 peer)
 #   benchmarks: mpich, openmpi-bin (bench/mpi_compare.sh), libfftw3-dev (bench/fft3d.c),
-#   netpipe-mpich2 and netpipe-openmpi (NetPIPE, bench/netpipe_compare.sh)
+#   netpipe-mpich2 and netpipe-openmpi (NetPIPE, bench/netpipe_compare.sh; its
+#   integrity mode also in tests/apps)
 #   simulator figures: gnuplot-nox; the BookSim cross-check (sim/booksim): flex, bison
 #   fuzz targets (tests/fuzz, scripts/fuzz.sh): clang and its runtime with libFuzzer
 #   PMIx client (src/boot/boot_pmix.c): libpmix-dev; its tests run under
