@@ -25,12 +25,21 @@ struct sl_f_mpich_priv2 {
 };
 extern struct sl_f_mpich_priv1 mpipriv1_;
 extern struct sl_f_mpich_priv2 mpipriv2_;
+extern MPI_Fint mpifcmb5_, mpifcmb9_; /* MPICH's MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY */
 
 #define SL_F_IS(p, a) ((const void *)(p) == (const void *)(a))
 #define SL_F_BUF(p)                                                                         \
     (SL_F_IS(p, &sl_f_bottom_) || SL_F_IS(p, &mpipriv1_.bottom)       ? MPI_BOTTOM          \
      : SL_F_IS(p, &sl_f_in_place_) || SL_F_IS(p, &mpipriv1_.in_place) ? MPI_IN_PLACE        \
                                                                       : (void *)(p))
+/* A graph's weights argument: an array, or MPI_UNWEIGHTED or
+ * MPI_WEIGHTS_EMPTY (before, their blocks' addresses reached C as weight
+ * arrays: read past their one INTEGER, or written over by
+ * MPI_DIST_GRAPH_NEIGHBORS). */
+#define SL_F_WEIGHTS(p)                                                                     \
+    (SL_F_IS(p, &sl_f_unweighted_) || SL_F_IS(p, &mpifcmb5_)         ? MPI_UNWEIGHTED       \
+     : SL_F_IS(p, &sl_f_weights_empty_) || SL_F_IS(p, &mpifcmb9_) ? MPI_WEIGHTS_EMPTY     \
+                                                                  : (p))
 #define SL_F_STATUS(p)                                                                      \
     (SL_F_IS(p, sl_f_status_ignore_) || SL_F_IS(p, mpipriv1_.status_ignore)                 \
          ? MPI_STATUS_IGNORE                                                                \

@@ -179,7 +179,9 @@ def bind(ret, name, params):
                 f.fparams.append(f"{typ} {n}{suf}")
             else:
                 f.fparams.append(f"{elem} *{n}" if not typ.startswith("const") else f"const {elem} *{n}")
-            f.args.append(n)
+            # graph weights: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY come as
+            # the addresses of their COMMON blocks
+            f.args.append(f"SL_F_WEIGHTS({n})" if n.endswith("weights") and elem == "int" else n)
         else:
             return f"argument type '{p}'"
     return f
