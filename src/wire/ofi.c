@@ -65,7 +65,7 @@ static int ofi_rma_mode(void)
  * progress thread otherwise polls for FI_SOCKETS_PE_WAITTIME (10 ms) after
  * every operation; with the ranks' own waiters on 2 CPUs each message then
  * waited for a scheduler slice: 8-byte one-way 1,040 us; 60-70 with 0 and
- * yielding waits (ofi_create), 890-1,100 with either alone. */
+ * yielding waits (ofi_create), 730-1,100 with either alone. */
 static void ofi_env_defaults(void)
 {
     setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
