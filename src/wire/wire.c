@@ -132,6 +132,14 @@ sl_status_t wire_memory_plan(int size, int scheme, wire_mem_t *out)
     return SL_OK;
 }
 
+/* Every waiter of this process spins, yields and sleeps by one policy,
+ * made of the wire's settings (the budget capped when oversubscribed). */
+static void wire_policy_apply(wire_t *w)
+{
+    sl_wait_policy_set(w->spin_ns, w->oversubscribed, w->yield);
+    w->spin_ns = sl_wait_policy().spin_ns;
+}
+
 static sl_status_t wire_config(wire_t *w)
 {
     long spin, piggy, check, yield, fb;
@@ -153,9 +161,7 @@ static sl_status_t wire_config(wire_t *w)
     w->yield = yield != 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     w->oversubscribed = cpus > 0 && w->size > cpus; /* every rank counted: a safe bound */
-    /* every waiter of this process spins, yields and sleeps by one policy */
-    sl_wait_policy_set(w->spin_ns, w->oversubscribed, w->yield);
-    w->spin_ns = sl_wait_policy().spin_ns;
+    wire_policy_apply(w);
     return SL_OK;
 }
 
@@ -840,8 +846,7 @@ void wire_own_cpus_shared(wire_t *w)
 {
     w->oversubscribed = true;
     w->yield = true;
-    sl_wait_policy_set(w->spin_ns, true, true);
-    w->spin_ns = sl_wait_policy().spin_ns;
+    wire_policy_apply(w);
 }
 
 bool wire_oversubscribed(const wire_t *w)
