@@ -73,7 +73,6 @@ static void ofi_env_defaults(void)
 
 static struct fi_info *ofi_hints(bool rma, bool mr_local)
 {
-    ofi_env_defaults();
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
     h->caps = FI_MSG | FI_TAGGED | (rma ? OFI_RMA_CAPS : 0);
@@ -105,6 +104,7 @@ static sl_status_t ofi_getinfo(struct fi_info **out, bool *rma, bool *mr_local)
 {
     int mode = ofi_rma_mode(), mrl = ofi_mr_local_mode();
     if (mode < 0 || mrl < 0) return SL_ERR_CONFIG;
+    ofi_env_defaults();
     const char *prov = ofi_provider_name();
     int rc = mode ? ofi_try_getinfo(true, mrl > 0, out) : -FI_ENODATA;
     *rma = rc == 0;
@@ -127,7 +127,7 @@ const char *wire_ofi_providers(char *buf, size_t len)
 {
     if (!buf || !len) return "";
     buf[0] = 0;
-    ofi_env_defaults();
+    ofi_env_defaults(); /* libfabric may read its environment here first */
     struct fi_info *list = NULL, *hints = fi_allocinfo();
     if (!hints) return buf;
     hints->caps = FI_MSG | FI_TAGGED;
