@@ -41,14 +41,14 @@ done > "$tmp/all"
 echo "# NetPIPE one-way latency, us (median of $rounds alternated rounds of each size's best trial);"
 echo "# ratios: median over rounds of Sluice / MPICH and Sluice / Open MPI"
 { cat "$here/median.awk"; cat <<'AWK'
-{ v[$1, $2, $3] = $4; sizes[$3] = 1; rs[$2] = 1; impl[$1] = 1 }
+{ v[$1, $2, $3] = $4; sizes[$3] = 1; rs[$2] = 1 }
 END {
+    split("sluice mpich ompi", names, " ")
     printf "%10s %10s %10s %10s %9s %9s\n", "bytes", "sluice", "mpich", "ompi", "s/mpich", "s/ompi"
     n = 0; for (s in sizes) list[++n] = s + 0
     for (i = 2; i <= n; i++) { t = list[i]; for (j = i - 1; j >= 1 && list[j] > t; j--) list[j + 1] = list[j]; list[j + 1] = t }
     for (i = 1; i <= n; i++) {
         s = list[i]; printf "%10d", s
-        split("sluice mpich ompi", names, " ")
         for (k = 1; k <= 3; k++) {
             m = 0; for (r in rs) if ((names[k], r, s) in v) a[++m] = v[names[k], r, s]
             if (m) printf " %10.2f", median(a, m); else printf " %10s", "-"
